@@ -1,0 +1,83 @@
+// Benchmark definitions are data: configs/benchmarks/<name>.yaml holds, per scale (mini,
+// full), the dataset, quality target, reference hyperparameters with their allowed values in
+// the closed division, runs per result, eval cadence, epoch limit and the reference time used
+// for the score. This file loads them and resolves a user's overrides into an effective
+// configuration, validating every value.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+
+namespace trainbench::core {
+
+enum class Division { kClosed, kOpen };
+const char* DivisionName(Division d);
+// Throws core::Error for anything but "closed" / "open".
+Division ParseDivision(const std::string& s);
+
+struct HyperparameterDef {
+  std::string name;
+  std::string type;  // "int", "float", "string", "bool"
+  Json reference;    // the reference value (the default)
+  std::string help;
+  // Closed division: `closed_fixed` means the reference value only; otherwise the value must
+  // lie in [closed_min, closed_max] and, when `closed_allowed` is non-empty, be one of them.
+  bool closed_fixed = false;
+  std::optional<double> closed_min, closed_max;
+  std::vector<Json> closed_allowed;
+  // Any division: hard bounds (e.g. a batch size must be >= 1).
+  std::optional<double> min, max;
+  std::vector<Json> allowed;
+};
+
+struct ScaleDef {
+  std::string scale;  // "mini" or "full"
+  std::string dataset;
+  std::string data_dir;  // default data location
+  std::string metric;    // e.g. "top1"
+  double quality_target = 0;
+  int runs_per_result = 5;
+  int eval_every_epochs = 1;
+  int max_epochs = 1;
+  double reference_time_minutes = 0;  // 0: not measured
+  std::string reference_time_note;
+  std::vector<HyperparameterDef> hyperparameters;
+
+  const HyperparameterDef* Find(const std::string& name) const;
+};
+
+struct BenchmarkDef {
+  std::string name;      // trainbench name, e.g. "image_classification"
+  std::string log_name;  // MLLOG submission_benchmark, e.g. "resnet"
+  std::string area;
+  std::string description;
+  std::string source;  // the YAML file it was read from
+  std::map<std::string, ScaleDef> scales;
+
+  // Throws core::Error naming the benchmark and the scales it has.
+  const ScaleDef& Scale(const std::string& scale) const;
+};
+
+// Throws core::Error naming the file and key (or line) on any malformed or missing field.
+BenchmarkDef LoadBenchmarkDef(const std::string& path);
+// All *.yaml under `dir`, sorted by name.
+std::vector<BenchmarkDef> LoadAllBenchmarks(const std::string& dir);
+// Throws core::Error listing the known names when `name` is unknown.
+BenchmarkDef FindBenchmark(const std::string& dir, const std::string& name);
+
+struct ResolvedConfig {
+  Json requested;  // what the user asked for: {key: value-as-given}
+  Json effective;  // every hyperparameter with its effective, typed value
+};
+
+// Applies `overrides` (key -> text as given on the command line) to the scale's reference
+// hyperparameters. Throws core::Error naming the key for an unknown key, a value of the wrong
+// type, out of range, or not allowed in the division.
+ResolvedConfig ResolveConfig(const ScaleDef& scale, const std::map<std::string, std::string>& overrides,
+                             Division division);
+
+}  // namespace trainbench::core

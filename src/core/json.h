@@ -1,0 +1,19 @@
+// JSON for trainbench: nlohmann's ordered_json (keys keep insertion order, as MLLOG needs),
+// and a serializer that writes exactly what Python's json.dumps writes (", " and ": "
+// separators, ASCII-only strings, Python float repr), which is what MLLOG lines contain.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace trainbench::core {
+
+using Json = nlohmann::ordered_json;
+
+// Serializes like Python's json.dumps(value) with default arguments.
+std::string PythonJsonDumps(const Json& value);
+
+// Python repr of a double ("0.0001", "5e-05", "2.0", "1e+16", "NaN", "Infinity").
+std::string PythonFloatRepr(double v);
+
+}  // namespace trainbench::core
