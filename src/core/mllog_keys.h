@@ -16,7 +16,7 @@ inline constexpr const char* kEvalStart = "eval_start";
 inline constexpr const char* kEvalStop = "eval_stop";
 inline constexpr const char* kEvalAccuracy = "eval_accuracy";
 inline constexpr const char* kTrainLoss = "train_loss";
-inline constexpr const char* kTrackingThroughput = "tracked_stats";
+inline constexpr const char* kTrackedStats = "tracked_stats";
 
 inline constexpr const char* kSubmissionBenchmark = "submission_benchmark";
 inline constexpr const char* kSubmissionOrg = "submission_org";
@@ -34,6 +34,7 @@ inline constexpr const char* kOptName = "opt_name";
 inline constexpr const char* kTrainbenchConfigRequested = "trainbench_config_requested";
 inline constexpr const char* kTrainbenchConfigEffective = "trainbench_config_effective";
 inline constexpr const char* kTrainbenchProvenance = "trainbench_provenance";
+inline constexpr const char* kTrainbenchBenchmark = "trainbench_benchmark";
 inline constexpr const char* kTrainbenchScale = "trainbench_scale";
 inline constexpr const char* kTrainbenchQualityTarget = "trainbench_quality_target";
 

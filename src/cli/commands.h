@@ -1,0 +1,48 @@
+// The trainbench subcommands. main.cc parses flags (CLI11) into these option structs; each
+// command returns the process exit code. Exit codes: 0 success, 1 a compliance/benchmark
+// failure (check failed, a run did not converge), 2 bad input or usage, 130 interrupted.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trainbench::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInterrupted = 130;
+
+struct ListOptions {
+  bool json = false;
+};
+int RunList(const ListOptions& o);
+
+struct PrepareOptions {
+  std::string benchmark;
+  std::string scale = "mini";
+  std::string data_dir;  // empty: the definition's default
+};
+int RunPrepare(const PrepareOptions& o);
+
+struct RunOptions {
+  std::string benchmark;
+  std::string scale = "mini";
+  int runs = 0;                 // 0: the benchmark's runs per result
+  long long seed = -1;          // -1: a fresh random base seed
+  int threads = 0;              // 0: all logical CPUs
+  int loader_threads = 1;
+  std::string division = "closed";
+  std::string results = "results";
+  std::string system;           // empty: the host name
+  std::string org = "trainbench";
+  std::string data_dir;         // empty: the definition's default
+  std::string device = "cpu";
+  std::vector<std::string> set;  // key=value hyperparameter overrides
+  long long max_steps = -1;     // step budget per run (testing); -1: none
+  bool progress = true;
+};
+int RunRun(const RunOptions& o);
+
+}  // namespace trainbench::cli

@@ -1,0 +1,104 @@
+// trainbench: the command-line front end. Flags live here only; every command takes an
+// options struct (commands.h). Expected failures (core::Error) print "trainbench: <message>"
+// and exit 2; broken invariants abort.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "compliance/check_command.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "summary/summarize_command.h"
+
+namespace {
+
+using namespace trainbench;
+
+int Main(int argc, char** argv) {
+  CLI::App app{"trainbench: time-to-train benchmarks for ML training systems (MLPerf Training style)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "trainbench 0.1.0");
+
+  cli::ListOptions list;
+  auto* list_cmd = app.add_subcommand("list", "List the benchmarks: scale, dataset, quality target, runs, reference time");
+  list_cmd->add_flag("--json", list.json, "Print JSON");
+
+  cli::PrepareOptions prep;
+  auto* prep_cmd = app.add_subcommand("prepare", "Prepare (or verify) a benchmark's dataset");
+  prep_cmd->add_option("benchmark", prep.benchmark, "Benchmark name (see `trainbench list`)")->required();
+  prep_cmd->add_option("--scale", prep.scale, "mini or full")->capture_default_str();
+  prep_cmd->add_option("--data", prep.data_dir, "Dataset directory (default: the definition's)");
+
+  cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Train a benchmark to its quality target, N times, one MLLOG log per run");
+  run_cmd->add_option("benchmark", run.benchmark, "Benchmark name (see `trainbench list`)")->required();
+  run_cmd->add_option("--scale", run.scale, "mini or full")->capture_default_str();
+  run_cmd->add_option("--runs", run.runs, "Number of runs (default: the benchmark's runs per result)");
+  run_cmd->add_option("--seed", run.seed, "Base seed; run i uses seed+i-1 (default: random)");
+  run_cmd->add_option("--threads", run.threads, "Intra-op threads (default: all logical CPUs)");
+  run_cmd->add_option("--loader-threads", run.loader_threads, "Data-loading worker threads")->capture_default_str();
+  run_cmd->add_option("--division", run.division, "closed or open")->capture_default_str();
+  run_cmd->add_option("--results", run.results, "Results directory")->capture_default_str();
+  run_cmd->add_option("--system", run.system, "System name (default: the host name)");
+  run_cmd->add_option("--org", run.org, "Submitting organisation")->capture_default_str();
+  run_cmd->add_option("--data", run.data_dir, "Dataset directory (default: the definition's)");
+  run_cmd->add_option("--device", run.device, "cpu or cuda[:N]")->capture_default_str();
+  run_cmd->add_option("--set", run.set, "Hyperparameter override key=value (repeatable)");
+  run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)");
+  bool no_progress = false;
+  run_cmd->add_flag("--no-progress", no_progress, "No live progress line on stderr");
+
+  std::vector<std::string> check_paths;
+  std::string ruleset = "trainbench-1.0";
+  std::string rules_dir;
+  auto* check_cmd = app.add_subcommand("check", "Check the compliance of a log or a results folder");
+  check_cmd->add_option("paths", check_paths, "Log files or results folders")->required();
+  check_cmd->add_option("--ruleset", ruleset, "Rule set (folder under rules/), e.g. 4.0.0")->capture_default_str();
+  check_cmd->add_option("--rules-dir", rules_dir, "Where rule sets live (default: the installed rules/)");
+
+  std::vector<std::string> sum_dirs;
+  bool sum_json = false, sum_csv = false;
+  auto* sum_cmd = app.add_subcommand("summarize", "Olympic scores per benchmark and system from results folders");
+  sum_cmd->add_option("results", sum_dirs, "Results folders")->required();
+  auto* jf = sum_cmd->add_flag("--json", sum_json, "Print JSON");
+  sum_cmd->add_flag("--csv", sum_csv, "Print CSV")->excludes(jf);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : cli::kExitBadInput;
+  }
+
+  if (*list_cmd) return cli::RunList(list);
+  if (*prep_cmd) return cli::RunPrepare(prep);
+  if (*run_cmd) {
+    run.progress = !no_progress;
+    return cli::RunRun(run);
+  }
+  if (*check_cmd) {
+    return compliance::RunCheckCommand(check_paths, ruleset,
+                                       rules_dir.empty() ? core::RulesDir() : rules_dir, std::cout);
+  }
+  if (*sum_cmd) {
+    return summary::RunSummarizeCommand(sum_dirs, sum_json ? "json" : (sum_csv ? "csv" : "table"),
+                                        std::cout, std::cerr);
+  }
+  return cli::kExitBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const trainbench::core::Error& e) {
+    std::cerr << "trainbench: " << e.what() << "\n";
+    return trainbench::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "trainbench: error: " << e.what() << "\n";
+    return trainbench::cli::kExitFailure;
+  }
+}

@@ -1,0 +1,12 @@
+// `trainbench run` in a build configured with -DTRAINBENCH_WITH_TORCH=OFF: the checker,
+// summarizer and listings work, training does not.
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace trainbench::cli {
+
+int RunRun(const RunOptions&) {
+  throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `run` is unavailable");
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,204 @@
+#include "summary/run_result.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/mllog_keys.h"
+
+namespace trainbench::summary {
+
+namespace {
+
+namespace keys = core::keys;
+
+// Keys of the legacy v0.5 format (mlperf_compliance 0.0.10 `mlperf_log` tags).
+constexpr const char* kLegacySeed = "run_set_random_seed";
+constexpr const char* kLegacyTrainEpoch = "train_epoch";
+constexpr const char* kLegacyEpochField = "epoch";
+constexpr const char* kLegacyValueField = "value";
+constexpr const char* kLegacySuccessField = "success";
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::optional<double> NumberField(const core::Json& obj, const char* field) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(field);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string StringValue(const core::LogRecord* r) {
+  if (!r || !r->value.is_string()) return "";
+  return r->value.get<std::string>();
+}
+
+// v0.5 run_stop: {"success": true}; some submissions logged {"success": "true"}; a value the
+// reader kept as text (a Python literal such as {'success': True}) is searched for the word.
+bool LegacySuccess(const core::Json& v) {
+  if (v.is_object()) {
+    auto it = v.find(kLegacySuccessField);
+    if (it == v.end()) return false;
+    if (it->is_boolean()) return it->get<bool>();
+    if (it->is_string()) return Lower(it->get<std::string>()) == "true";
+    return false;
+  }
+  if (v.is_string()) {
+    std::string s = Lower(v.get<std::string>());
+    size_t at = s.find(kLegacySuccessField);
+    if (at == std::string::npos) return false;
+    size_t colon = s.find(':', at);
+    if (colon == std::string::npos) return false;
+    size_t val = s.find_first_not_of(" '\"", colon + 1);
+    return val != std::string::npos && s.compare(val, 4, "true") == 0;
+  }
+  return false;
+}
+
+std::string MissingReason(const core::ParsedLog& log, const char* key) {
+  std::string msg = std::string("no ") + key + " event";
+  if (!log.errors.empty()) {
+    msg += " (line " + std::to_string(log.errors.front().line_no) +
+           " is malformed: " + log.errors.front().message + ")";
+  }
+  return msg;
+}
+
+void ExtractMllog(const core::ParsedLog& log, RunResult* run) {
+  const core::LogRecord* stop = log.FindAll(keys::kRunStop).back();
+  if (stop->metadata.contains(keys::kMdStatus) && stop->metadata[keys::kMdStatus].is_string()) {
+    run->status = stop->metadata[keys::kMdStatus].get<std::string>();
+  }
+  run->converged = run->status == keys::kStatusSuccess;
+  run->log_name = StringValue(log.Find(keys::kSubmissionBenchmark));
+  run->trainbench_benchmark = StringValue(log.Find(keys::kTrainbenchBenchmark));
+  run->scale = StringValue(log.Find(keys::kTrainbenchScale));
+  run->division = StringValue(log.Find(keys::kSubmissionDivision));
+  run->org = StringValue(log.Find(keys::kSubmissionOrg));
+  if (const auto* seed = log.Find(keys::kSeed)) run->seed = seed->value;
+
+  auto evals = log.FindAll(keys::kEvalAccuracy);
+  if (!evals.empty()) run->final_accuracy = evals.back()->value;
+  for (auto it = evals.rbegin(); it != evals.rend() && !run->epochs; ++it) {
+    run->epochs = NumberField((*it)->metadata, keys::kMdEpochNum);
+  }
+  if (!run->epochs) {
+    auto epochs = log.FindAll(keys::kEpochStop);
+    if (!epochs.empty()) run->epochs = NumberField(epochs.back()->metadata, keys::kMdEpochNum);
+  }
+  if (!run->epochs) {
+    // block_stop may carry only first_epoch_num; epoch_count then comes from its block_start.
+    for (const char* key : {keys::kBlockStop, keys::kBlockStart}) {
+      auto blocks = log.FindAll(key);
+      if (blocks.empty()) continue;
+      auto first = NumberField(blocks.back()->metadata, keys::kMdFirstEpochNum);
+      if (!first) continue;
+      auto count = NumberField(blocks.back()->metadata, keys::kMdEpochCount);
+      if (!count) {
+        for (const auto* b : log.FindAll(keys::kBlockStart)) {
+          if (NumberField(b->metadata, keys::kMdFirstEpochNum) == first) {
+            count = NumberField(b->metadata, keys::kMdEpochCount);
+          }
+        }
+      }
+      run->epochs = *first + (count ? *count - 1 : 0);
+      break;
+    }
+  }
+}
+
+void ExtractLegacy(const core::ParsedLog& log, const core::LogRecord* start, RunResult* run) {
+  const core::LogRecord* stop = log.FindAll(keys::kRunStop).back();
+  run->converged = LegacySuccess(stop->value);
+  run->status = run->converged ? keys::kStatusSuccess : keys::kStatusAborted;
+  run->log_name = start->benchmark;
+  if (const auto* seed = log.Find(kLegacySeed)) run->seed = seed->value;
+  auto evals = log.FindAll(keys::kEvalAccuracy);
+  if (!evals.empty()) {
+    const core::Json& v = evals.back()->value;
+    run->final_accuracy = v.is_object() && v.contains(kLegacyValueField) ? v[kLegacyValueField] : v;
+  }
+  for (auto it = evals.rbegin(); it != evals.rend() && !run->epochs; ++it) {
+    run->epochs = NumberField((*it)->value, kLegacyEpochField);
+  }
+  if (!run->epochs) {
+    auto epochs = log.FindAll(kLegacyTrainEpoch);
+    for (auto it = epochs.rbegin(); it != epochs.rend() && !run->epochs; ++it) {
+      if ((*it)->value.is_number()) run->epochs = (*it)->value.get<double>();
+    }
+  }
+}
+
+}  // namespace
+
+std::string FileIssue::ToString() const {
+  std::string s = path;
+  if (line > 0) s += ":" + std::to_string(line);
+  return s + ": " + message;
+}
+
+std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
+                                    std::vector<FileIssue>* warnings) {
+  auto fail = [&](int line, const std::string& msg) -> std::optional<RunResult> {
+    *skip = FileIssue{log.path, line, msg};
+    return std::nullopt;
+  };
+  if (log.records.empty()) {
+    if (!log.errors.empty()) {
+      return fail(log.errors.front().line_no,
+                  "no usable log line (malformed: " + log.errors.front().message + ")");
+    }
+    return fail(0, "no :::MLLOG or :::MLPv0.5.0 lines");
+  }
+  auto starts = log.FindAll(keys::kRunStart);
+  auto stops = log.FindAll(keys::kRunStop);
+  if (starts.empty()) return fail(0, MissingReason(log, keys::kRunStart));
+  if (stops.empty()) return fail(0, MissingReason(log, keys::kRunStop));
+  const core::LogRecord* start = starts.front();
+  const core::LogRecord* stop = stops.back();
+  if (stop->time_ms < start->time_ms) {
+    return fail(stop->line_no,
+                "run_stop is earlier than run_start (line " + std::to_string(start->line_no) + ")");
+  }
+
+  RunResult run;
+  run.path = log.path;
+  run.format = log.format;
+  run.start_ms = start->time_ms;
+  run.stop_ms = stop->time_ms;
+  run.minutes = (stop->time_ms - start->time_ms) / 60000.0;
+  if (log.format == core::LogFormat::kLegacyV05) {
+    ExtractLegacy(log, start, &run);
+  } else {
+    ExtractMllog(log, &run);
+  }
+
+  if (warnings) {
+    // One warning per file: a published log can hold many odd lines.
+    if (!log.errors.empty()) {
+      const auto& e = log.errors.front();
+      std::string msg = "malformed line ignored: " + e.message;
+      if (log.errors.size() > 1) {
+        msg += " (and " + std::to_string(log.errors.size() - 1) + " more malformed lines)";
+      }
+      warnings->push_back({log.path, e.line_no, msg});
+    }
+    // Identical duplicates (several ranks logging) are expected in v0.5 logs; distinct times are
+    // worth a word.
+    for (size_t i = 1; i < starts.size(); ++i) {
+      if (starts[i]->time_ms != start->time_ms) {
+        warnings->push_back({log.path, starts[i]->line_no,
+                             std::to_string(starts.size()) +
+                                 " run_start events; the time counts from the first (line " +
+                                 std::to_string(start->line_no) + ")"});
+        break;
+      }
+    }
+  }
+  return run;
+}
+
+}  // namespace trainbench::summary

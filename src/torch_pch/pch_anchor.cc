@@ -1,0 +1,2 @@
+// Anchor translation unit for the shared LibTorch precompiled header.
+#include <torch/torch.h>

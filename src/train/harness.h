@@ -1,0 +1,54 @@
+// The harness: runs one benchmark run of a Workload and owns its clock and its MLLOG log.
+// Events, in order: cache_clear, init_start, submission_*, trainbench_* (benchmark, scale,
+// requested and effective configuration, provenance), seed, global_batch_size,
+// gradient_accumulation_steps, the workload's hyperparameters, init_stop, run_start,
+// train_samples, eval_samples, then per block of `eval_every_epochs` epochs block_start,
+// epoch_start/epoch_stop per epoch, block_stop, eval_start, eval_stop, eval_accuracy, and last
+// run_stop with status success (quality target reached) or aborted (epoch limit, step budget,
+// interrupt, or an exception from the workload, whose message goes into run_stop's metadata).
+// Threading: call from one thread; `interrupt` may be set from a signal handler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "core/benchmark_def.h"
+#include "core/json.h"
+#include "core/mllog.h"
+#include "train/workload.h"
+
+namespace trainbench::train {
+
+struct RunSettings {
+  const core::BenchmarkDef* benchmark = nullptr;
+  const core::ScaleDef* scale = nullptr;
+  core::Division division = core::Division::kClosed;
+  std::string org = "trainbench";        // submission_org
+  std::string platform = "unknown";      // submission_platform (the system name)
+  std::string status = "onprem";         // submission_status
+  core::Json requested_config = core::Json::object();  // as the user gave it (flags, overrides)
+  int64_t max_steps = -1;                // step budget over the whole run; -1: none
+  int run_number = 1;                    // for the progress line: run k of n
+  int run_count = 1;
+  std::ostream* progress = nullptr;      // live progress line; nullptr: none
+  bool progress_is_tty = false;          // rewrite one line with '\r' instead of new lines
+};
+
+struct RunOutcome {
+  bool success = false;
+  std::string status;         // "success" | "aborted"
+  std::string reason;         // why it stopped: "target reached", "epoch limit", ...
+  double run_minutes = 0;     // run_stop - run_start
+  int epochs = 0;             // epochs trained
+  double last_eval = 0;       // last evaluated metric value
+  bool interrupted = false;
+};
+
+// Runs `workload` once. `ctx` carries the seed, threads and device. Never throws for a failure
+// of the workload: the run is recorded as aborted and the outcome says why.
+RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSettings& settings,
+                        core::Logger& log, const std::atomic<bool>* interrupt);
+
+}  // namespace trainbench::train

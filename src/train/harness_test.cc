@@ -1,0 +1,199 @@
+#include "train/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "core/log_reader.h"
+
+namespace trainbench::train {
+namespace {
+
+using core::Json;
+
+// A fake workload: each epoch takes `steps` steps of `batch` samples; Evaluate returns the
+// next value of `evals` (the last one repeats).
+class FakeWorkload : public Workload {
+ public:
+  std::vector<double> evals = {0.5, 0.7, 0.95};
+  int steps = 4;
+  int batch = 8;
+  int throw_in_epoch = -1;
+  std::vector<std::string> calls;
+
+  void Init(const RunContext& ctx) override {
+    calls.push_back("init");
+    seed_ = ctx.seed;
+  }
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    return {{"opt_name", "sgd"}, {"sgd_opt_momentum", 0.9}};
+  }
+  int64_t GlobalBatchSize() const override { return batch; }
+  Json RuntimeProvenance() const override { return {{"framework", "fake"}}; }
+  void LoadData() override { calls.push_back("load"); }
+  int64_t TrainSamples() const override { return steps * batch; }
+  int64_t EvalSamples() const override { return 100; }
+  void TrainEpoch(int epoch, TrainControl& control) override {
+    calls.push_back("train" + std::to_string(epoch));
+    if (epoch == throw_in_epoch) throw std::runtime_error("boom in epoch " + std::to_string(epoch));
+    for (int s = 0; s < steps; ++s) {
+      if (!control.OnStep(batch, 1.0 / (s + 1))) return;
+    }
+  }
+  EvalResult Evaluate(int epoch) override {
+    calls.push_back("eval" + std::to_string(epoch));
+    EvalResult r;
+    r.value = evals[std::min<size_t>(evals_done_++, evals.size() - 1)];
+    r.samples = 100;
+    return r;
+  }
+
+ private:
+  uint64_t seed_ = 0;
+  size_t evals_done_ = 0;
+};
+
+struct Fixture {
+  core::BenchmarkDef def;
+  core::ScaleDef scale;
+  RunSettings settings;
+  RunContext ctx;
+  std::vector<std::string> lines;
+  int64_t now = 1700000000000;
+  core::Logger log{[this](const std::string& l) { lines.push_back(l); }, [this] { return now += 1000; }};
+
+  Fixture() {
+    def.name = "fake";
+    def.log_name = "resnet";
+    scale.scale = "mini";
+    scale.metric = "top1";
+    scale.quality_target = 0.9;
+    scale.max_epochs = 5;
+    scale.eval_every_epochs = 1;
+    settings.benchmark = &def;
+    settings.scale = &scale;
+    settings.platform = "test";
+    ctx.seed = 77;
+    ctx.scale = &scale;
+  }
+
+  core::ParsedLog Parsed() const {
+    std::string all;
+    for (const auto& l : lines) all += l + "\n";
+    std::istringstream in(all);
+    return core::ParseLog(in, "mem");
+  }
+};
+
+std::vector<std::string> Keys(const core::ParsedLog& log) {
+  std::vector<std::string> k;
+  for (const auto& r : log.records) k.push_back(r.key);
+  return k;
+}
+
+TEST(Harness, StopsAtTheQualityTargetWithSuccess) {
+  Fixture f;
+  FakeWorkload w;
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_TRUE(o.success);
+  EXPECT_EQ(o.status, "success");
+  EXPECT_EQ(o.epochs, 3);
+  EXPECT_DOUBLE_EQ(o.last_eval, 0.95);
+  auto log = f.Parsed();
+  ASSERT_TRUE(log.errors.empty());
+  auto keys = Keys(log);
+  EXPECT_EQ(keys.front(), "cache_clear");
+  EXPECT_EQ(keys.back(), "run_stop");
+  EXPECT_EQ(log.records.back().metadata["status"], "success");
+  // Order: submission_division < init_stop < run_start < first block_start.
+  auto pos = [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) - keys.begin(); };
+  EXPECT_LT(pos("submission_division"), pos("init_stop"));
+  EXPECT_LT(pos("init_stop"), pos("run_start"));
+  EXPECT_LT(pos("run_start"), pos("train_samples"));
+  EXPECT_LT(pos("train_samples"), pos("block_start"));
+  EXPECT_EQ(log.FindAll("eval_accuracy").size(), 3u);
+  EXPECT_EQ(log.FindAll("eval_accuracy")[2]->metadata["epoch_num"], 3);
+  EXPECT_EQ(log.Find("seed")->value, 77);
+  EXPECT_EQ(log.Find("opt_name")->value, "sgd");
+  EXPECT_EQ(log.Find("global_batch_size")->value, 8);
+  EXPECT_EQ(log.FindAll("epoch_stop")[0]->metadata["samples_count"], 32);
+  EXPECT_EQ(log.Find("trainbench_provenance")->value["framework"], "fake");
+  EXPECT_EQ(w.calls, (std::vector<std::string>{"init", "load", "train1", "eval1", "train2", "eval2",
+                                               "train3", "eval3"}));
+}
+
+TEST(Harness, EpochLimitEndsAborted) {
+  Fixture f;
+  FakeWorkload w;
+  w.evals = {0.1};
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_FALSE(o.success);
+  EXPECT_EQ(o.reason, "epoch limit reached");
+  EXPECT_EQ(o.epochs, 5);
+  auto log = f.Parsed();
+  EXPECT_EQ(log.records.back().key, "run_stop");
+  EXPECT_EQ(log.records.back().metadata["status"], "aborted");
+}
+
+TEST(Harness, EvalCadenceGroupsEpochsIntoBlocks) {
+  Fixture f;
+  f.scale.eval_every_epochs = 2;
+  FakeWorkload w;
+  w.evals = {0.5, 0.95};
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_TRUE(o.success);
+  EXPECT_EQ(o.epochs, 4);
+  auto log = f.Parsed();
+  auto blocks = log.FindAll("block_start");
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[1]->metadata["first_epoch_num"], 3);
+  EXPECT_EQ(blocks[1]->metadata["epoch_count"], 2);
+  EXPECT_EQ(log.FindAll("eval_accuracy")[0]->metadata["epoch_num"], 2);
+}
+
+TEST(Harness, StepBudgetEndsTheRunAfterAnEvaluation) {
+  Fixture f;
+  f.settings.max_steps = 6;
+  FakeWorkload w;
+  w.evals = {0.1};
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_FALSE(o.success);
+  EXPECT_EQ(o.reason, "step budget spent");
+  EXPECT_EQ(o.epochs, 2);
+  auto log = f.Parsed();
+  // Epoch 1 runs whole (4 steps), epoch 2 stops after 2 more; both are evaluated.
+  ASSERT_EQ(log.FindAll("eval_accuracy").size(), 2u);
+  EXPECT_EQ(log.FindAll("eval_accuracy")[1]->metadata["epoch_num"], 2);
+  EXPECT_EQ(log.FindAll("epoch_stop")[1]->metadata["samples_count"], 16);
+}
+
+TEST(Harness, ExceptionInTrainingIsRecordedAsAborted) {
+  Fixture f;
+  FakeWorkload w;
+  w.evals = {0.1};
+  w.throw_in_epoch = 2;
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_FALSE(o.success);
+  EXPECT_EQ(o.reason, "error");
+  auto log = f.Parsed();
+  const auto& last = log.records.back();
+  EXPECT_EQ(last.key, "run_stop");
+  EXPECT_EQ(last.metadata["status"], "aborted");
+  EXPECT_EQ(last.metadata["error"], "boom in epoch 2");
+}
+
+TEST(Harness, InterruptStopsWithoutEvaluating) {
+  Fixture f;
+  FakeWorkload w;
+  std::atomic<bool> interrupt{true};
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, &interrupt);
+  EXPECT_TRUE(o.interrupted);
+  EXPECT_EQ(o.status, "aborted");
+  auto log = f.Parsed();
+  EXPECT_TRUE(log.FindAll("eval_accuracy").empty());
+  EXPECT_EQ(log.records.back().metadata["status"], "aborted");
+}
+
+}  // namespace
+}  // namespace trainbench::train

@@ -1,0 +1,70 @@
+// The seam between the harness and a benchmark. A workload supplies its data, model, training
+// step and metric; the harness (harness.h) owns everything else: the clock, the MLLOG events,
+// the evaluation cadence, the stop at the quality target, seeds and result files. A workload
+// never reads a clock for a result and never writes MLLOG lines itself.
+//
+// Call order, all from one thread:
+//   Init(ctx)                untimed (between init_start and init_stop): build the model and the
+//                            optimizer, validate the configuration; must not read the dataset.
+//   LoggedHyperparameters()  after Init; logged before init_stop.
+//   LoadData()               timed (after run_start): read and prepare the datasets.
+//   TrainEpoch(e, control)   timed, e = 1, 2, ...; report every step to `control`.
+//   Evaluate(e)              timed; the whole evaluation set.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/benchmark_def.h"
+#include "core/json.h"
+
+namespace trainbench::train {
+
+struct RunContext {
+  std::string benchmark;              // trainbench name, e.g. "image_classification"
+  const core::ScaleDef* scale = nullptr;
+  core::Json config;                  // effective hyperparameters (core::ResolveConfig)
+  std::string data_dir;               // where the dataset lives
+  uint64_t seed = 0;                  // the run's logged seed; derive streams with core::SeedFor
+  int threads = 1;                    // intra-op threads the workload must use
+  int loader_threads = 1;             // data-loading worker threads
+  std::string device = "cpu";         // "cpu" or "cuda[:N]"
+  int rank = 0;
+  int world_size = 1;
+};
+
+// Given to TrainEpoch by the harness.
+class TrainControl {
+ public:
+  virtual ~TrainControl() = default;
+  // Call after every optimizer step with the samples it consumed (global, over all ranks) and
+  // its loss (NaN if not computed). Returns false when the workload must end the epoch now
+  // (interrupt or step budget): return from TrainEpoch promptly.
+  virtual bool OnStep(int64_t samples, double loss) = 0;
+};
+
+struct EvalResult {
+  double value = 0;           // the quality metric compared with the target
+  int64_t samples = 0;        // samples evaluated (the whole evaluation set)
+  core::Json extra = core::Json::object();  // other metrics, logged as metadata
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void Init(const RunContext& ctx) = 0;
+  // MLLOG keys -> values (opt_name, sgd_opt_*, model_bn_span, ...), logged in this order.
+  virtual std::vector<std::pair<std::string, core::Json>> LoggedHyperparameters() const = 0;
+  virtual int64_t GlobalBatchSize() const = 0;
+  // Runtime facts for provenance (LibTorch version, effective threads, device, ...).
+  virtual core::Json RuntimeProvenance() const = 0;
+  virtual void LoadData() = 0;
+  virtual int64_t TrainSamples() const = 0;  // per epoch, after LoadData
+  virtual int64_t EvalSamples() const = 0;   // after LoadData
+  virtual void TrainEpoch(int epoch, TrainControl& control) = 0;
+  virtual EvalResult Evaluate(int epoch) = 0;
+};
+
+}  // namespace trainbench::train

@@ -1,0 +1,225 @@
+#include "workloads/image_classification.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <cmath>
+#include <optional>
+
+#include "core/error.h"
+#include "core/random.h"
+#include "data/batch_loader.h"
+#include "data/fashion_mnist_dataset.h"
+#include "data/idx_reader.h"
+#include "data/image_folder.h"
+#include "data/imagenet_dataset.h"
+#include "models/resnet.h"
+#include "workloads/lars.h"
+#include "workloads/lr_schedule.h"
+#include "workloads/torch_util.h"
+
+namespace trainbench::workloads {
+
+namespace {
+
+using core::Json;
+
+class ImageClassification : public train::Workload {
+ public:
+  explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
+
+  void Init(const train::RunContext& ctx) override {
+    ctx_ = ctx;
+    const Json& c = ctx.config;
+    device_ = SetUpTorch(ctx);
+    batch_size_ = c.at("batch_size").get<int64_t>();
+    opt_name_ = c.at("opt_name").get<std::string>();
+    base_lr_ = c.at("base_lr").get<double>();
+    end_lr_ = c.at("end_lr").get<double>();
+    momentum_ = c.at("momentum").get<double>();
+    weight_decay_ = c.at("weight_decay").get<double>();
+    warmup_epochs_ = c.at("warmup_epochs").get<double>();
+    decay_epochs_ = c.at("decay_epochs").get<double>();
+    poly_power_ = c.at("poly_power").get<double>();
+    lars_eta_ = c.at("lars_eta").get<double>();
+    label_smoothing_ = c.at("label_smoothing").get<double>();
+    if (scale_ == "mini") {
+      int64_t w = c.at("width").get<int64_t>();
+      int64_t blocks = c.at("blocks_per_stage").get<int64_t>();
+      model_ = models::ResNet(models::ResNetOptions()
+                                  .in_channels(1)
+                                  .num_classes(10)
+                                  .bottleneck(false)
+                                  .imagenet_stem(false)
+                                  .blocks({blocks, blocks, blocks})
+                                  .widths({w, 2 * w, 4 * w}));
+      train_samples_hint_ = 60000;
+    } else {
+      model_ = models::ResNet(models::ResNet50Options(c.at("num_classes").get<int64_t>())
+                                  .zero_init_residual(c.at("zero_init_residual").get<bool>()));
+      train_samples_hint_ = 1281167;
+    }
+    model_->to(device_);
+    std::vector<torch::Tensor> params = model_->parameters();
+    if (opt_name_ == "sgd") {
+      // Weight decay on every parameter, as torch.optim.SGD applies it in the reference.
+      sgd_.emplace(params, torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_));
+    } else if (opt_name_ == "lars") {
+      lars_.emplace(params, LarsOptions{base_lr_, momentum_, weight_decay_, lars_eta_, 0.0});
+    } else {
+      throw core::Error("configuration key \"opt_name\": unknown optimizer \"" + opt_name_ + "\"");
+    }
+  }
+
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    const std::string p = opt_name_ == "lars" ? "lars_opt_" : "sgd_opt_";
+    std::vector<std::pair<std::string, Json>> h = {
+        {"opt_name", opt_name_},
+        {p + "base_learning_rate", base_lr_},
+        {p + "end_learning_rate", end_lr_},
+        {p + "learning_rate_decay_poly_power", poly_power_},
+        {p + "learning_rate_decay_steps", DecaySteps()},
+        {p + "weight_decay", weight_decay_},
+        {p + "momentum", momentum_},
+        {"model_bn_span", batch_size_ / ctx_.world_size},
+    };
+    if (opt_name_ == "lars") {
+      h.push_back({"lars_epsilon", 0.0});
+      h.push_back({"lars_opt_learning_rate_warmup_epochs", warmup_epochs_});
+    } else {
+      h.push_back({"opt_learning_rate_warmup_epochs", warmup_epochs_});
+    }
+    h.push_back({"label_smoothing", label_smoothing_});
+    return h;
+  }
+
+  int64_t GlobalBatchSize() const override { return batch_size_; }
+
+  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+
+  void LoadData() override {
+    data::BatchLoaderOptions train_opts;
+    train_opts.batch_size = batch_size_ / ctx_.world_size;
+    train_opts.shuffle = true;
+    train_opts.seed = core::SeedFor(ctx_.seed, "data");
+    train_opts.rank = ctx_.rank;
+    train_opts.world_size = ctx_.world_size;
+    train_opts.last_batch = data::LastBatchPolicy::kDrop;
+    train_opts.num_workers = ctx_.loader_threads;
+    data::BatchLoaderOptions eval_opts = train_opts;
+    eval_opts.batch_size = scale_ == "mini" ? 1000 : 100;
+    eval_opts.shuffle = false;
+    eval_opts.last_batch = data::LastBatchPolicy::kPad;
+    if (scale_ == "mini") {
+      auto train = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));
+      auto test = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "t10k"));
+      data::FashionMnistOptions aug = data::FashionMnistTrainOptions();
+      aug.crop_padding = static_cast<int>(ctx_.config.at("crop_padding").get<int64_t>());
+      train_set_ = std::make_shared<data::FashionMnistDataset>(train, aug);
+      eval_set_ = std::make_shared<data::FashionMnistDataset>(test, data::FashionMnistOptions());
+    } else {
+      auto train = std::make_shared<const data::ImageFolder>(ctx_.data_dir + "/train");
+      auto val = std::make_shared<const data::ImageFolder>(ctx_.data_dir + "/val");
+      data::ImageNetOptions t;
+      t.train = true;
+      data::ImageNetOptions v;
+      v.train = false;
+      train_set_ = std::make_shared<data::ImageNetDataset>(train, t);
+      eval_set_ = std::make_shared<data::ImageNetDataset>(val, v);
+    }
+    train_loader_ = std::make_unique<data::BatchLoader>(train_set_, train_opts);
+    eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, eval_opts);
+    const int64_t steps_per_epoch = train_loader_->num_batches();
+    schedule_.base_lr = base_lr_;
+    schedule_.end_lr = end_lr_;
+    schedule_.power = poly_power_;
+    schedule_.warmup_steps = static_cast<int64_t>(std::llround(warmup_epochs_ * steps_per_epoch));
+    schedule_.decay_steps = std::max<int64_t>(1, static_cast<int64_t>(std::llround(decay_epochs_ * steps_per_epoch)) -
+                                                     schedule_.warmup_steps);
+  }
+
+  int64_t TrainSamples() const override { return train_set_->size(); }
+  int64_t EvalSamples() const override { return eval_set_->size(); }
+
+  void TrainEpoch(int epoch, train::TrainControl& control) override {
+    model_->train();
+    train_loader_->StartEpoch(epoch);
+    while (auto batch = train_loader_->Next()) {
+      torch::Tensor x = BatchImages(*batch, device_);
+      torch::Tensor y = BatchLabels(*batch, device_);
+      const double lr = schedule_(step_);
+      torch::Tensor logits = model_->forward(x);
+      torch::Tensor loss = torch::nn::functional::cross_entropy(
+          logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+      if (sgd_) {
+        for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+        sgd_->zero_grad();
+        loss.backward();
+        sgd_->step();
+      } else {
+        lars_->set_lr(lr);
+        lars_->ZeroGrad();
+        loss.backward();
+        lars_->Step();
+      }
+      ++step_;
+      // Reading the loss synchronises a GPU; do it every 20 steps only.
+      double loss_value = (step_ % 20 == 0) ? loss.item<double>() : NAN;
+      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
+        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
+                          std::to_string(step_));
+      }
+      if (!control.OnStep(batch->size * ctx_.world_size, loss_value)) return;
+    }
+  }
+
+  train::EvalResult Evaluate(int /*epoch*/) override {
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    eval_loader_->StartEpoch(0);
+    int64_t correct = 0, seen = 0;
+    while (auto batch = eval_loader_->Next()) {
+      torch::Tensor logits = model_->forward(BatchImages(*batch, device_));
+      torch::Tensor pred = logits.argmax(1).slice(0, 0, batch->num_valid);
+      torch::Tensor y = BatchLabels(*batch, device_).slice(0, 0, batch->num_valid);
+      correct += pred.eq(y).sum().item<int64_t>();
+      seen += batch->num_valid;
+    }
+    train::EvalResult r;
+    r.samples = seen;
+    r.value = seen > 0 ? static_cast<double>(correct) / seen : 0.0;
+    return r;
+  }
+
+ private:
+  int64_t DecaySteps() const {
+    int64_t steps_per_epoch = train_samples_hint_ / batch_size_;
+    return static_cast<int64_t>(std::llround((decay_epochs_ - warmup_epochs_) * steps_per_epoch));
+  }
+
+  std::string scale_;
+  train::RunContext ctx_;
+  torch::Device device_{torch::kCPU};
+  models::ResNet model_{nullptr};
+  std::optional<torch::optim::SGD> sgd_;
+  std::optional<Lars> lars_;
+  PolyWarmupSchedule schedule_;
+  int64_t step_ = 0;
+  int64_t batch_size_ = 0, train_samples_hint_ = 0;
+  std::string opt_name_;
+  double base_lr_ = 0, end_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_epochs_ = 0, decay_epochs_ = 0,
+         poly_power_ = 2, lars_eta_ = 0, label_smoothing_ = 0;
+  std::shared_ptr<data::Dataset> train_set_, eval_set_;
+  std::unique_ptr<data::BatchLoader> train_loader_, eval_loader_;
+};
+
+}  // namespace
+
+std::unique_ptr<train::Workload> MakeImageClassification(const std::string& scale) {
+  if (scale != "mini" && scale != "full") {
+    throw core::Error("image_classification has no scale \"" + scale + "\"");
+  }
+  return std::make_unique<ImageClassification>(scale);
+}
+
+}  // namespace trainbench::workloads

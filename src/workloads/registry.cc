@@ -1,0 +1,15 @@
+#include "workloads/registry.h"
+
+#include "core/error.h"
+#include "workloads/image_classification.h"
+
+namespace trainbench::workloads {
+
+std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
+  if (benchmark == "image_classification") return MakeImageClassification(scale);
+  throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
+}
+
+std::vector<std::string> ImplementedBenchmarks() { return {"image_classification"}; }
+
+}  // namespace trainbench::workloads

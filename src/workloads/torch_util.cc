@@ -1,0 +1,49 @@
+#include "workloads/torch_util.h"
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include "core/error.h"
+#include "core/random.h"
+
+namespace trainbench::workloads {
+
+torch::Device SetUpTorch(const train::RunContext& ctx) {
+  at::set_num_threads(std::max(1, ctx.threads));
+  torch::manual_seed(core::SeedFor(ctx.seed, "model"));
+  torch::Device device(torch::kCPU);
+  try {
+    device = torch::Device(ctx.device);
+  } catch (const std::exception&) {
+    throw core::Error("--device \"" + ctx.device + "\": not a device name (cpu, cuda, cuda:N)");
+  }
+  if (device.is_cuda() && !torch::cuda::is_available()) {
+    throw core::Error("--device " + ctx.device + ": this LibTorch build has no CUDA device available");
+  }
+  return device;
+}
+
+torch::Tensor BatchImages(const data::Batch& batch, const torch::Device& device) {
+  auto t = torch::from_blob(const_cast<float*>(batch.data.data()),
+                            {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width},
+                            torch::kFloat32);
+  return device.is_cpu() ? t.clone() : t.to(device);
+}
+
+torch::Tensor BatchLabels(const data::Batch& batch, const torch::Device& device) {
+  auto t = torch::from_blob(const_cast<int64_t*>(batch.labels.data()), {batch.size}, torch::kInt64);
+  return device.is_cpu() ? t.clone() : t.to(device);
+}
+
+core::Json TorchProvenance(const torch::Device& device) {
+  core::Json j = core::Json::object();
+  j["libtorch_version"] = TORCH_VERSION;
+  j["intra_op_threads"] = at::get_num_threads();
+  j["device"] = device.str();
+  j["parallel_info"] = at::get_parallel_info();
+  j["mkldnn"] = at::hasMKLDNN();
+  j["cuda_available"] = torch::cuda::is_available();
+  return j;
+}
+
+}  // namespace trainbench::workloads

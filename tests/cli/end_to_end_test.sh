@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End to end through the real CLI with a tiny step budget: the run writes a log, the log passes
+# `trainbench check`, the summary reads it; a closed-division run that cannot reach the target
+# fails the check for the right rule; bad input fails cleanly and loses nothing.
+set -u
+TB=$1; W=$2
+. "$(dirname "$0")/lib.sh"
+rm -rf "$W"; mkdir -p "$W"
+R=$W/results
+
+# 1. Open division, 30 steps: the run is aborted (target not reached) but its log is compliant.
+"$TB" run image_classification --scale mini --runs 1 --seed 7 --threads 2 --division open \
+  --max-steps 30 --results "$R" --system testsys --no-progress >"$W/run.out" 2>"$W/run.err"
+rc=$?
+expect_rc 1 $rc "tiny open run (aborted: exit 1)"
+LOG=$R/testsys/image_classification/result_1.txt
+[ -f "$LOG" ] || fail "no log at $LOG"
+[ ! -e "$LOG.part" ] || fail ".part left behind"
+expect_grep '"key": "seed", "value": 7,' "$LOG" "seed logged"
+expect_grep '"key": "run_stop".*"status": "aborted"' "$LOG" "run_stop aborted"
+expect_grep '"key": "eval_accuracy"' "$LOG" "an evaluation"
+expect_grep '"key": "trainbench_provenance".*"git_revision"' "$LOG" "provenance"
+expect_grep '"max_steps": 30' "$LOG" "effective config"
+"$TB" check "$LOG" >"$W/check.out" 2>&1
+expect_rc 0 $? "check of the open run"
+expect_grep 'SUCCESS' "$W/check.out" "check verdict"
+
+# 2. Closed division, same budget: the check fails on the accuracy target.
+"$TB" run image_classification --scale mini --runs 1 --seed 8 --threads 2 --max-steps 30 \
+  --results "$R" --system testsys --no-progress >"$W/run2.out" 2>"$W/run2.err"
+LOG2=$R/testsys/image_classification/result_2.txt
+[ -f "$LOG2" ] || fail "second run did not take index 2"
+"$TB" check "$LOG2" >"$W/check2.out" 2>&1
+expect_rc 1 $? "check of the closed tiny run"
+expect_grep 'eval_accuracy' "$W/check2.out" "failed rule names eval_accuracy"
+expect_grep 'FAILED' "$W/check2.out" "check verdict"
+
+# 3. Summaries read both logs.
+"$TB" summarize "$R" >"$W/sum.out" 2>&1
+expect_rc 0 $? "summarize"
+expect_grep 'image_classification|resnet' "$W/sum.out" "summary names the benchmark"
+"$TB" summarize "$R" --json >"$W/sum.json" 2>&1 || fail "summarize --json"
+expect_grep '"schema_version"' "$W/sum.json" "json schema version"
+
+# 4. Bad input: refused before any run starts, nothing lost.
+"$TB" run image_classification --set width=32 --results "$R" --system testsys >"$W/bad.out" 2>&1
+expect_rc 2 $? "closed-division override of a fixed key"
+expect_grep 'configuration key "width"' "$W/bad.out" "error names the key"
+"$TB" run image_classification --set no_such_key=1 --results "$R" --system testsys >"$W/bad2.out" 2>&1
+expect_rc 2 $? "unknown key"
+expect_grep 'unknown configuration key "no_such_key"' "$W/bad2.out" "error names the key"
+"$TB" run image_classification --data "$W/missing" --results "$R" --system testsys >"$W/bad3.out" 2>&1
+expect_rc 2 $? "missing dataset"
+expect_grep "$W/missing" "$W/bad3.out" "error names the folder"
+[ "$(ls "$R/testsys/image_classification" | wc -l)" = 2 ] || fail "bad input changed the results folder"
+echo "end-to-end: all checks passed"
