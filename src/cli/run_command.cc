@@ -116,7 +116,7 @@ struct RunPlan {
   ::sigaction(SIGTERM, &sa, nullptr);
   int code = kExitFailure;
   {
-    core::Logger log(FdSink(fd));
+    core::Logger log{FdSink{fd}};
     train::RunContext ctx;
     ctx.benchmark = p.def.name;
     ctx.scale = p.scale;
@@ -188,7 +188,7 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
     }
     int fd = ::open(part.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
-      core::Logger l(FdSink(fd));
+      core::Logger l{FdSink{fd}};
       TB_MLLOG_END(l, core::keys::kRunStop, nullptr,
                    Json({{core::keys::kMdStatus, core::keys::kStatusAborted}, {"error", how}}));
       ::fsync(fd);

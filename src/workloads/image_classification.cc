@@ -88,6 +88,9 @@ class ImageClassification : public train::Workload {
       h.push_back({"lars_opt_learning_rate_warmup_epochs", warmup_epochs_});
     } else {
       h.push_back({"opt_learning_rate_warmup_epochs", warmup_epochs_});
+      // The official SGD rules require the schedule's boundaries (epochs where one segment
+      // ends): here warmup -> polynomial decay, and decay -> constant end_lr.
+      h.push_back({"opt_learning_rate_decay_boundary_epochs", Json::array({warmup_epochs_, decay_epochs_})});
     }
     h.push_back({"label_smoothing", label_smoothing_});
     return h;

@@ -1,0 +1,119 @@
+#include "core/benchmark_def.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/paths.h"
+
+namespace trainbench::core {
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string dir = testing::TempDir() + "/benchdef";
+  std::filesystem::create_directories(dir);
+  std::string p = dir + "/" + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+const char* kGood = R"(name: toy
+log_name: resnet
+scales:
+  mini:
+    dataset: toy data
+    metric: top1
+    quality_target: 0.9
+    runs_per_result: 5
+    max_epochs: 10
+    reference_time_minutes: 7.5
+    hyperparameters:
+      batch_size: {type: int, value: 128, min: 1, closed: {min: 16, max: 1024}}
+      opt_name: {type: string, value: sgd, closed: {allowed: [sgd, lars]}}
+      lr: {type: float, value: 0.1, min: 0, closed: free}
+      width: {type: int, value: 16, closed: fixed}
+      flag: {type: bool, value: false}
+)";
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BenchmarkDef, LoadsAllFields) {
+  BenchmarkDef d = LoadBenchmarkDef(WriteTemp("good.yaml", kGood));
+  EXPECT_EQ(d.name, "toy");
+  EXPECT_EQ(d.log_name, "resnet");
+  const ScaleDef& s = d.Scale("mini");
+  EXPECT_DOUBLE_EQ(s.quality_target, 0.9);
+  EXPECT_EQ(s.runs_per_result, 5);
+  EXPECT_EQ(s.eval_every_epochs, 1);
+  EXPECT_EQ(s.max_epochs, 10);
+  EXPECT_DOUBLE_EQ(s.reference_time_minutes, 7.5);
+  ASSERT_EQ(s.hyperparameters.size(), 5u);
+  EXPECT_EQ(s.Find("batch_size")->reference, 128);
+  EXPECT_TRUE(s.Find("width")->closed_fixed);
+  EXPECT_TRUE(s.Find("flag")->closed_fixed);  // no `closed`: fixed
+  EXPECT_FALSE(s.Find("lr")->closed_fixed);
+  EXPECT_NE(ErrorOf([&] { d.Scale("full"); }).find("has no scale \"full\""), std::string::npos);
+}
+
+TEST(BenchmarkDef, ErrorsNameTheFileLineAndKey) {
+  std::string p = WriteTemp("bad.yaml", "name: toy\nlog_name: resnet\nscales:\n  mini:\n    dataset: d\n"
+                                        "    metric: top1\n    quality_target: high\n");
+  std::string e = ErrorOf([&] { LoadBenchmarkDef(p); });
+  EXPECT_NE(e.find(p + ":7"), std::string::npos) << e;
+  EXPECT_NE(e.find("scales.mini.quality_target"), std::string::npos) << e;
+  p = WriteTemp("bad2.yaml", "name: [oops\n");
+  e = ErrorOf([&] { LoadBenchmarkDef(p); });
+  EXPECT_NE(e.find(p + ":"), std::string::npos) << e;
+  EXPECT_NE(e.find("invalid YAML"), std::string::npos) << e;
+}
+
+TEST(ResolveConfig, AppliesAndValidatesOverrides) {
+  BenchmarkDef d = LoadBenchmarkDef(WriteTemp("good.yaml", kGood));
+  const ScaleDef& s = d.Scale("mini");
+  ResolvedConfig r = ResolveConfig(s, {{"batch_size", "256"}, {"lr", "0.4"}}, Division::kClosed);
+  EXPECT_EQ(r.effective["batch_size"], 256);
+  EXPECT_DOUBLE_EQ(r.effective["lr"].get<double>(), 0.4);
+  EXPECT_EQ(r.effective["width"], 16);
+  EXPECT_EQ(r.requested["batch_size"], "256");
+  EXPECT_FALSE(r.requested.contains("width"));
+
+  auto err = [&](std::map<std::string, std::string> o, Division d) {
+    return ErrorOf([&] { ResolveConfig(s, o, d); });
+  };
+  EXPECT_NE(err({{"nope", "1"}}, Division::kClosed).find("unknown configuration key \"nope\""), std::string::npos);
+  EXPECT_NE(err({{"batch_size", "12x"}}, Division::kClosed).find("not a valid int"), std::string::npos);
+  EXPECT_NE(err({{"batch_size", "0"}}, Division::kOpen).find("below the minimum"), std::string::npos);
+  EXPECT_NE(err({{"batch_size", "8"}}, Division::kClosed).find("closed division: below 16"), std::string::npos);
+  EXPECT_NE(err({{"width", "32"}}, Division::kClosed).find("fixed at the reference value 16"), std::string::npos);
+  EXPECT_NE(err({{"opt_name", "adam"}}, Division::kClosed).find("not one of {sgd, lars}"), std::string::npos);
+  EXPECT_NE(err({{"flag", "maybe"}}, Division::kOpen).find("not a valid bool"), std::string::npos);
+  // The open division lifts the closed rules, not the hard bounds.
+  EXPECT_EQ(ResolveConfig(s, {{"width", "32"}, {"batch_size", "8"}}, Division::kOpen).effective["width"], 32);
+  // Setting a fixed key to its reference value is allowed in the closed division.
+  EXPECT_EQ(ResolveConfig(s, {{"width", "16"}}, Division::kClosed).effective["width"], 16);
+}
+
+TEST(BenchmarkDef, ShippedDefinitionsLoadAndTheirReferencesAreClosedCompliant) {
+  for (const auto& d : LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
+    for (const auto& [name, s] : d.scales) {
+      EXPECT_NO_THROW(ResolveConfig(s, {}, Division::kClosed)) << d.name << " " << name;
+      std::map<std::string, std::string> all;  // every reference value, given explicitly
+      for (const auto& h : s.hyperparameters) {
+        all[h.name] = h.reference.is_string() ? h.reference.get<std::string>() : h.reference.dump();
+      }
+      EXPECT_NO_THROW(ResolveConfig(s, all, Division::kClosed)) << d.name << " " << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainbench::core

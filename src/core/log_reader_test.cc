@@ -1,0 +1,89 @@
+#include "core/log_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.h"
+
+namespace trainbench::core {
+namespace {
+
+ParsedLog Parse(const std::string& text) {
+  std::istringstream in(text);
+  return ParseLog(in, "mem.log");
+}
+
+TEST(LogReader, ReadsTheSharedExampleLog) {
+  ParsedLog log = ReadLogFile(std::string(TRAINBENCH_TEST_SRCDIR) + "/../shared/example_closed_resnet.log");
+  EXPECT_EQ(log.format, LogFormat::kMllog);
+  EXPECT_TRUE(log.errors.empty());
+  ASSERT_EQ(log.records.size(), 31u);
+  EXPECT_EQ(log.records[0].key, "cache_clear");
+  EXPECT_EQ(log.records[0].line_no, 1);
+  EXPECT_EQ(log.Find("global_batch_size")->value, 3264);
+  EXPECT_EQ(log.Find("run_stop")->metadata["status"], "success");
+  EXPECT_EQ(log.Find("run_stop")->type, EventType::kIntervalEnd);
+  EXPECT_DOUBLE_EQ(log.Find("eval_accuracy")->time_ms, 1700000125001.0);
+}
+
+TEST(LogReader, AllowsAPrefixAndIgnoresOtherLines) {
+  auto log = Parse(
+      "some training output\n"
+      "[1,0]<stdout>::::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"seed\", \"value\": 3, \"metadata\": {\"file\": \"a.py\", \"lineno\": 1}}\n");
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_EQ(log.records[0].line_no, 2);
+  EXPECT_EQ(log.records[0].value, 3);
+}
+
+TEST(LogReader, MalformedLinesBecomeErrorsWithTheirLineNumber) {
+  auto log = Parse(
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", \"key\": \"a\", "
+      "\"value\": 1, \"metadata\": {}}\n"
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_ty\n"
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"SOMETIME\", \"key\": \"a\", "
+      "\"value\": 1, \"metadata\": {}}\n"
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": \"5\", \"event_type\": \"POINT_IN_TIME\", \"key\": \"a\", "
+      "\"value\": 1, \"metadata\": {}}\n"
+      ":::MLLOG [1, 2]\n");
+  EXPECT_EQ(log.records.size(), 1u);
+  ASSERT_EQ(log.errors.size(), 4u);
+  EXPECT_EQ(log.errors[0].line_no, 2);
+  EXPECT_NE(log.errors[0].message.find("malformed MLLOG JSON"), std::string::npos);
+  EXPECT_EQ(log.errors[1].line_no, 3);
+  EXPECT_NE(log.errors[1].message.find("event_type"), std::string::npos);
+  EXPECT_NE(log.errors[2].message.find("time_ms"), std::string::npos);
+  EXPECT_NE(log.errors[3].message.find("not a JSON object"), std::string::npos);
+}
+
+TEST(LogReader, ParsesLegacyV05Lines) {
+  auto log = Parse(
+      ":::MLPv0.5.0 resnet 1541638787.2339485 (resnet/imagenet_main.py:123) run_start\n"
+      ":::MLPv0.5.0 resnet 1541638790.5 (x.py:7) eval_accuracy: {\"epoch\": 3, \"value\": 0.73}\n"
+      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:8) run_stop: {\"success\": true}\n"
+      ":::MLPv0.5.0 resnet 1541638799.5 (x.py:9) run_set_random_seed: 12\n"
+      ":::MLPv0.5.0 resnet 1541638799.5 (x.py:9) opt_name: 'sgd'\n");
+  EXPECT_EQ(log.format, LogFormat::kLegacyV05);
+  ASSERT_EQ(log.records.size(), 5u);
+  EXPECT_EQ(log.records[0].benchmark, "resnet");
+  EXPECT_EQ(log.records[0].key, "run_start");
+  EXPECT_TRUE(log.records[0].value.is_null());
+  EXPECT_NEAR(log.records[0].time_ms, 1541638787233.9485, 1e-3);
+  EXPECT_EQ(log.records[1].value["value"], 0.73);
+  EXPECT_EQ(log.records[2].value["success"], true);
+  EXPECT_EQ(log.records[3].value, 12);
+  EXPECT_EQ(log.records[4].value, "'sgd'");  // Python literal kept as text
+}
+
+TEST(LogReader, MissingFileIsAnErrorNamingIt) {
+  try {
+    ReadLogFile("/nonexistent/result_1.txt");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/result_1.txt"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace trainbench::core
