@@ -159,7 +159,7 @@ TEST(OfficialAgreement, MissingIncludedFileIsReportedWithTheIncludingRule) {
 
 // ---------------------------------------------------------------------------------------------
 // trainbench-1.0: everything 4.0.0 checks, plus seed / trainbench_scale once, a stricter
-// run_stop, and the mini-scale ResNet target 0.92.
+// run_stop, and the mini-scale ResNet target 0.91.
 
 struct TbVariant {
   const char* file;
@@ -173,7 +173,7 @@ const TbVariant kTrainbenchVariants[] = {
     {"variants/tb_harness_mini_lars.log", true, "", ""},
     {"variants/tb_harness_mini_lars_aborted.log", true, "", ""},
     {"variants/tb_mini_below_target.log", false, "eval_accuracy",
-     "no line passes range {ge: 0.92, lt: 1}"},
+     "no line passes range {ge: 0.91, lt: 1}"},
     {"variants/tb_mini_aborted_below_target.log", true, "", ""},
     {"variants/tb_full_below_759.log", false, "eval_accuracy",
      "no line passes range {ge: 0.759, lt: 1}"},
