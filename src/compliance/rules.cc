@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/yaml_json.h"
 
 namespace trainbench::compliance {
 
@@ -51,41 +52,8 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-// YAML scalars are untyped text: a quoted scalar is a string; a plain one is a bool, null, an
-// integer, a float or else a string.
-Json YamlScalarToJson(const YAML::Node& n) {
-  const std::string& s = n.Scalar();
-  if (n.Tag() == "!") return s;
-  if (s == "true" || s == "True") return true;
-  if (s == "false" || s == "False") return false;
-  if (s == "null" || s == "~" || s.empty()) return nullptr;
-  char* end = nullptr;
-  errno = 0;
-  long long i = std::strtoll(s.c_str(), &end, 10);
-  if (*end == '\0' && errno == 0) return i;
-  double d = std::strtod(s.c_str(), &end);
-  if (*end == '\0') return d;
-  return s;
-}
-
-Json YamlToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Scalar:
-      return YamlScalarToJson(n);
-    case YAML::NodeType::Sequence: {
-      Json a = Json::array();
-      for (const auto& e : n) a.push_back(YamlToJson(e));
-      return a;
-    }
-    case YAML::NodeType::Map: {
-      Json o = Json::object();
-      for (const auto& kv : n) o[kv.first.Scalar()] = YamlToJson(kv.second);
-      return o;
-    }
-    default:
-      return nullptr;
-  }
-}
+using core::YamlScalarToJson;
+using core::YamlToJson;
 
 // Reads one YAML document of the rule schema, naming the file and line in every error.
 class Parser {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/yaml_json.h"
 
 namespace trainbench::core {
 
@@ -39,40 +40,8 @@ const ScaleDef& BenchmarkDef::Scale(const std::string& scale) const {
 
 namespace {
 
-Json YamlScalarToJson(const YAML::Node& n) {
-  // YAML scalars are untyped text; infer bool, int, float, else string.
-  const std::string& s = n.Scalar();
-  if (n.Tag() == "!") return s;  // quoted
-  if (s == "true" || s == "True") return true;
-  if (s == "false" || s == "False") return false;
-  if (s == "null" || s == "~") return nullptr;
-  char* end = nullptr;
-  errno = 0;
-  long long i = std::strtoll(s.c_str(), &end, 10);
-  if (!s.empty() && *end == '\0' && errno == 0) return i;
-  double d = std::strtod(s.c_str(), &end);
-  if (!s.empty() && *end == '\0') return d;
-  return s;
-}
-
-Json YamlToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Scalar:
-      return YamlScalarToJson(n);
-    case YAML::NodeType::Sequence: {
-      Json a = Json::array();
-      for (const auto& e : n) a.push_back(YamlToJson(e));
-      return a;
-    }
-    case YAML::NodeType::Map: {
-      Json o = Json::object();
-      for (const auto& kv : n) o[kv.first.Scalar()] = YamlToJson(kv.second);
-      return o;
-    }
-    default:
-      return nullptr;
-  }
-}
+using core::YamlScalarToJson;
+using core::YamlToJson;
 
 class Reader {
  public:
