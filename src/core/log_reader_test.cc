@@ -15,7 +15,7 @@ ParsedLog Parse(const std::string& text) {
 }
 
 TEST(LogReader, ReadsTheSharedExampleLog) {
-  ParsedLog log = ReadLogFile(std::string(TRAINBENCH_TEST_SRCDIR) + "/../shared/example_closed_resnet.log");
+  ParsedLog log = ReadLogFile(std::string(TRAINBENCH_TEST_SRCDIR) + "/src/compliance/testdata/good_closed_resnet.log");
   EXPECT_EQ(log.format, LogFormat::kMllog);
   EXPECT_TRUE(log.errors.empty());
   ASSERT_EQ(log.records.size(), 31u);
