@@ -12,24 +12,13 @@
 namespace trainbench::data {
 namespace {
 
+using testing::ErrorOf;
 using testing::TempDir;
 
 std::vector<uint8_t> Bytes(size_t n, int mul) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i * mul + 1);
   return v;
-}
-
-// Calls f, expects core::Error, returns its message.
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no core::Error thrown";
-  return "";
 }
 
 void WriteSplit(const TempDir& dir, const std::string& split, int64_t n_images, int64_t n_labels,

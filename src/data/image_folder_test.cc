@@ -14,18 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::SyntheticImage;
+using testing::ErrorOf;
 using testing::TempDir;
-
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no core::Error thrown";
-  return "";
-}
 
 void Touch(const std::string& path) { std::ofstream(path) << "x"; }
 

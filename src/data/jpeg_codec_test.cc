@@ -20,6 +20,7 @@ namespace trainbench::data {
 namespace {
 
 using testing::SyntheticImage;
+using testing::ErrorOf;
 using testing::TempDir;
 
 double MeanAbsDiff(const Image& a, const Image& b) {
@@ -27,17 +28,6 @@ double MeanAbsDiff(const Image& a, const Image& b) {
   double sum = 0;
   for (size_t i = 0; i < a.data.size(); ++i) sum += std::abs(int{a.data[i]} - int{b.data[i]});
   return sum / static_cast<double>(a.data.size());
-}
-
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no core::Error thrown";
-  return "";
 }
 
 TEST(JpegCodecTest, RgbRoundTrip) {

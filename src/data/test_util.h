@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "core/error.h"
 #include "data/image.h"
 #include "data/random.h"
 
@@ -73,6 +76,18 @@ inline Image PatternImage(int height, int width, int channels) {
     }
   }
   return img;
+}
+
+// Calls f, expects core::Error, returns its message (and fails the test if none is thrown).
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no core::Error thrown";
+  return "";
 }
 
 }  // namespace trainbench::data::testing
