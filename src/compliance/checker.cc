@@ -143,18 +143,26 @@ class Engine {
 
   void Add(Finding f, bool overridable) { entries_.push_back({std::move(f), overridable}); }
 
-  void AddError(const RuleFile& file, int rule_line, const std::string& key,
-                const std::string& message, const core::LogRecord* rec, const Rule* rule) {
+  static Finding MakeFinding(Severity severity, const RuleFile& file, int rule_line,
+                             const std::string& key, const std::string& message,
+                             const core::LogRecord* rec) {
     Finding f;
+    f.severity = severity;
     f.key = key;
     f.message = message;
-    if (rule && !rule->note.empty()) f.message += " (" + rule->note + ")";
     if (rec) {
       f.line_no = rec->line_no;
       f.line = rec->line;
     }
     f.rule_file = file.DisplayName();
     f.rule_line = rule_line;
+    return f;
+  }
+
+  void AddError(const RuleFile& file, int rule_line, const std::string& key,
+                const std::string& message, const core::LogRecord* rec, const Rule* rule) {
+    Finding f = MakeFinding(Severity::kError, file, rule_line, key, message, rec);
+    if (rule && !rule->note.empty()) f.message += " (" + rule->note + ")";
     Add(std::move(f), true);
   }
 
@@ -168,17 +176,7 @@ class Engine {
                                            e.finding.key == key;
                                   }),
                    entries_.end());
-    Finding f;
-    f.severity = Severity::kWarning;
-    f.key = key;
-    f.message = message;
-    if (rec) {
-      f.line_no = rec->line_no;
-      f.line = rec->line;
-    }
-    f.rule_file = file.DisplayName();
-    f.rule_line = rule_line;
-    Add(std::move(f), true);
+    Add(MakeFinding(Severity::kWarning, file, rule_line, key, message, rec), true);
   }
 
   void Enqueue(Queued q) {

@@ -18,25 +18,9 @@ namespace trainbench::summary {
 namespace {
 
 std::vector<core::BenchmarkDef> Defs() {
-  core::BenchmarkDef ic;
-  ic.name = "image_classification";
-  ic.log_name = "resnet";
-  ic.source = "configs/benchmarks/image_classification.yaml";
-  core::ScaleDef mini;
-  mini.scale = "mini";
-  mini.runs_per_result = 5;
-  mini.reference_time_minutes = 30;
-  ic.scales = {{"mini", mini}};
-  core::BenchmarkDef tr;
-  tr.name = "translation";
-  tr.log_name = "transformer";
-  tr.source = "configs/benchmarks/translation.yaml";
-  core::ScaleDef tmini;
-  tmini.scale = "mini";
-  tmini.runs_per_result = 3;
-  tmini.reference_time_minutes = 8;
-  tr.scales = {{"mini", tmini}};
-  return {ic, tr};
+  return {test_logs::TestDef("image_classification", "resnet", "configs/benchmarks/image_classification.yaml",
+                  {{"mini", 5, 30}}),
+          test_logs::TestDef("translation", "transformer", "configs/benchmarks/translation.yaml", {{"mini", 3, 8}})};
 }
 
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {

@@ -10,15 +10,7 @@ namespace trainbench::summary {
 namespace {
 
 std::vector<core::BenchmarkDef> Defs() {
-  core::BenchmarkDef ic;
-  ic.name = "image_classification";
-  ic.log_name = "resnet";
-  core::ScaleDef mini;
-  mini.scale = "mini";
-  mini.runs_per_result = 3;
-  mini.reference_time_minutes = 12;
-  ic.scales = {{"mini", mini}};
-  return {ic};
+  return {test_logs::TestDef("image_classification", "resnet", "", {{"mini", 3, 12}})};
 }
 
 // Writes three resnet mini runs (4, 3 and 5 minutes) under dir/box/image_classification.

@@ -4,33 +4,16 @@
 
 #include <cmath>
 
+#include "summary/test_logs.h"
+
 namespace trainbench::summary {
 namespace {
 
 // Definitions are passed explicitly: tests never read configs/benchmarks.
 std::vector<core::BenchmarkDef> Defs() {
-  core::BenchmarkDef ic;
-  ic.name = "image_classification";
-  ic.log_name = "resnet";
-  ic.source = "/x/configs/benchmarks/image_classification.yaml";
-  core::ScaleDef mini;
-  mini.scale = "mini";
-  mini.runs_per_result = 5;
-  mini.reference_time_minutes = 30;
-  core::ScaleDef full;
-  full.scale = "full";
-  full.runs_per_result = 5;
-  full.reference_time_minutes = 0;  // not measured
-  ic.scales = {{"mini", mini}, {"full", full}};
-  core::BenchmarkDef tr;
-  tr.name = "translation";
-  tr.log_name = "transformer";
-  core::ScaleDef tmini;
-  tmini.scale = "mini";
-  tmini.runs_per_result = 3;
-  tmini.reference_time_minutes = 8;
-  tr.scales = {{"mini", tmini}};
-  return {ic, tr};
+  return {test_logs::TestDef("image_classification", "resnet", "/x/configs/benchmarks/image_classification.yaml",
+                  {{"mini", 5, 30}, {"full", 5, 0}}),  // full: reference time not measured
+          test_logs::TestDef("translation", "transformer", "", {{"mini", 3, 8}})};
 }
 
 RunResult MakeRun(double minutes, bool converged = true, double start_ms = 0) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/benchmark_def.h"
 #include "core/json.h"
 #include "core/mllog.h"
 #include "core/mllog_keys.h"
@@ -122,6 +123,29 @@ inline std::string LegacyText(const LegacyRun& r) {
      << "}\n";
   os << m << stop + 0.5 << " (main.py:320) run_final\n";
   return os.str();
+}
+
+// A benchmark definition for tests (tests never read configs/benchmarks): each scale given as
+// {scale, runs_per_result, reference_time_minutes}.
+struct TestScale {
+  std::string scale;
+  int runs_per_result;
+  double reference_time_minutes;
+};
+inline core::BenchmarkDef TestDef(const std::string& name, const std::string& log_name,
+                                  const std::string& source, const std::vector<TestScale>& scales) {
+  core::BenchmarkDef d;
+  d.name = name;
+  d.log_name = log_name;
+  d.source = source;
+  for (const auto& s : scales) {
+    core::ScaleDef sd;
+    sd.scale = s.scale;
+    sd.runs_per_result = s.runs_per_result;
+    sd.reference_time_minutes = s.reference_time_minutes;
+    d.scales[s.scale] = sd;
+  }
+  return d;
 }
 
 }  // namespace trainbench::summary::test_logs
