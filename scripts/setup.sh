@@ -6,6 +6,7 @@ PACKAGES=(
   libtorch-dev libgloo-dev libopenblas0-pthread
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev zlib1g-dev libjpeg62-turbo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev chromium
   dataset-fashion-mnist
 )
 missing=()

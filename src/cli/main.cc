@@ -10,6 +10,9 @@
 #include "compliance/check_command.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "report/history_command.h"
+#include "report/history_import.h"
+#include "report/report_command.h"
 #include "summary/summarize_command.h"
 
 namespace {
@@ -64,6 +67,25 @@ int Main(int argc, char** argv) {
   sum_cmd->add_option("results", sum_dirs, "Results folders")->required();
   auto* jf = sum_cmd->add_flag("--json", sum_json, "Print JSON");
   sum_cmd->add_flag("--csv", sum_csv, "Print CSV")->excludes(jf);
+  std::string sum_db;
+  bool sum_no_history = false;
+  sum_cmd->add_option("--db", sum_db, "Results history database (default: the user's data folder)");
+  sum_cmd->add_flag("--no-history", sum_no_history, "Do not record the runs in the results history");
+
+  report::ReportOptions rep;
+  bool rep_no_history = false;
+  auto* rep_cmd = app.add_subcommand("report", "Self-contained HTML report (plots, scores, runs) of results folders");
+  rep_cmd->add_option("results", rep.dirs, "Results folders")->required();
+  rep_cmd->add_option("-o,--output", rep.output, "HTML file to write")->required();
+  rep_cmd->add_option("--baseline", rep.baseline_system, "System the speed-ups are relative to");
+  rep_cmd->add_option("--db", rep.db_path, "Results history database (default: the user's data folder)");
+  rep_cmd->add_flag("--no-history", rep_no_history, "Do not record the runs in the results history");
+
+  report::HistoryOptions hist;
+  auto* hist_cmd = app.add_subcommand("history", "Olympic times per git revision from the results history");
+  hist_cmd->add_option("benchmark", hist.benchmark, "Benchmark (trainbench or MLPerf name; default: all)");
+  hist_cmd->add_option("--system", hist.system, "Only this system");
+  hist_cmd->add_option("--db", hist.db_path, "Results history database (default: the user's data folder)");
 
   try {
     app.parse(argc, argv);
@@ -83,9 +105,16 @@ int Main(int argc, char** argv) {
                                        rules_dir.empty() ? core::RulesDir() : rules_dir, std::cout);
   }
   if (*sum_cmd) {
-    return summary::RunSummarizeCommand(sum_dirs, sum_json ? "json" : (sum_csv ? "csv" : "table"),
-                                        std::cout, std::cerr);
+    int rc = summary::RunSummarizeCommand(sum_dirs, sum_json ? "json" : (sum_csv ? "csv" : "table"),
+                                          std::cout, std::cerr);
+    if (rc == 0 && !sum_no_history) report::RecordHistory(sum_dirs, sum_db, std::cerr);
+    return rc;
   }
+  if (*rep_cmd) {
+    rep.record_history = !rep_no_history;
+    return report::RunReportCommand(rep, std::cout, std::cerr);
+  }
+  if (*hist_cmd) return report::RunHistoryCommand(hist, std::cout, std::cerr);
   return cli::kExitBadInput;
 }
 

@@ -1,0 +1,83 @@
+#include "report/run_details.h"
+
+#include "core/mllog_keys.h"
+
+namespace trainbench::report {
+
+namespace {
+
+namespace keys = core::keys;
+
+constexpr const char* kThroughputField = "throughput";
+constexpr const char* kMetricField = "metric";
+constexpr const char* kGitRevisionField = "git_revision";
+// Legacy v0.5 keys and fields.
+constexpr const char* kLegacyEvalTarget = "eval_target";
+constexpr const char* kLegacyEpochField = "epoch";
+constexpr const char* kLegacyValueField = "value";
+
+std::optional<double> Number(const core::Json& j) {
+  if (j.is_number()) return j.get<double>();
+  return std::nullopt;
+}
+
+std::optional<double> NumberField(const core::Json& obj, const char* field) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(field);
+  if (it == obj.end()) return std::nullopt;
+  return Number(*it);
+}
+
+}  // namespace
+
+RunDetails ExtractRunDetails(const core::ParsedLog& log) {
+  RunDetails d;
+  if (log.records.empty()) return d;
+  const core::LogRecord* start = log.Find(keys::kRunStart);
+  const double t0 = start ? start->time_ms : log.records.front().time_ms;
+  const bool legacy = log.format == core::LogFormat::kLegacyV05;
+  auto minutes = [&](const core::LogRecord& r) { return (r.time_ms - t0) / 60000.0; };
+
+  for (const auto& r : log.records) {
+    if (r.key == keys::kEvalAccuracy) {
+      CurvePoint p;
+      p.minutes = minutes(r);
+      std::optional<double> v;
+      if (legacy && r.value.is_object()) {
+        v = NumberField(r.value, kLegacyValueField);
+        p.epoch = NumberField(r.value, kLegacyEpochField);
+      } else {
+        v = Number(r.value);
+        p.epoch = NumberField(r.metadata, keys::kMdEpochNum);
+      }
+      if (!v) continue;
+      p.value = *v;
+      d.eval.push_back(p);
+    } else if (r.key == keys::kTrackedStats) {
+      auto v = NumberField(r.value, kThroughputField);
+      if (!v) continue;
+      d.throughput.push_back({minutes(r), *v, NumberField(r.metadata, keys::kMdEpochNum)});
+    } else if (r.key == keys::kTrainbenchQualityTarget) {
+      d.quality_target = Number(r.value);
+      if (r.metadata.is_object() && r.metadata.contains(kMetricField) &&
+          r.metadata[kMetricField].is_string()) {
+        d.metric = r.metadata[kMetricField].get<std::string>();
+      }
+    } else if (legacy && r.key == kLegacyEvalTarget && !d.quality_target) {
+      d.quality_target = Number(r.value);
+    } else if (r.key == keys::kTrainbenchConfigRequested) {
+      d.config_requested = r.value;
+    } else if (r.key == keys::kTrainbenchConfigEffective) {
+      d.config_effective = r.value;
+    } else if (r.key == keys::kTrainbenchProvenance) {
+      d.provenance = r.value;
+      if (r.value.is_object() && r.value.contains(kGitRevisionField) &&
+          r.value[kGitRevisionField].is_string()) {
+        d.git_revision = r.value[kGitRevisionField].get<std::string>();
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace trainbench::report
