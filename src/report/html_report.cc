@@ -237,7 +237,9 @@ std::string ScoreTable(const std::vector<BenchmarkGroup>& groups) {
     for (const BenchmarkSummary* r : g.systems) {
       const bool is_base = r == g.baseline;
       std::string speedup = kNa;
-      if (g.baseline && r->olympic_mean_minutes && *r->olympic_mean_minutes > 0) {
+      if (g.systems.size() == 1) {
+        speedup = "-";  // nothing to compare with
+      } else if (g.baseline && r->olympic_mean_minutes && *r->olympic_mean_minutes > 0) {
         speedup = Fixed(*g.baseline->olympic_mean_minutes / *r->olympic_mean_minutes, 2) + "×";
         if (is_base) speedup += " (baseline)";
       }
@@ -340,7 +342,9 @@ std::string BenchmarkSection(const LoadedResults& results, const BenchmarkGroup&
                      (g.systems.size() == 1 ? "" : "s") + ", " + std::to_string(g.runs) + " run" +
                      (g.runs == 1 ? "" : "s");
   if (target) meta += "; quality target: " + metric + " ≥ " + Short(*target);
-  if (g.baseline) meta += "; speed-ups relative to " + OrDash(g.baseline->system);
+  if (g.baseline && g.systems.size() > 1) {
+    meta += "; speed-ups relative to " + OrDash(g.baseline->system);
+  }
   s += "<p class=\"meta\">" + E(meta) + "</p>\n";
 
   LinePlot conv;

@@ -93,6 +93,8 @@ TEST(RenderHtmlReport, ConfigurationAndProvenanceOnDemand) {
   EXPECT_NE(html.find("trainbench_config_requested"), std::string::npos);
   EXPECT_NE(html.find("&quot;hostname&quot;: &quot;bench-host&quot;"), std::string::npos);
   EXPECT_NE(html.find("abc1234"), std::string::npos);
+  // One system: no speed-up to show.
+  EXPECT_EQ(html.find("(baseline)"), std::string::npos);
 }
 
 TEST(RenderHtmlReport, LoggedHtmlAndScriptRenderAsText) {
