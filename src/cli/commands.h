@@ -23,6 +23,7 @@ struct PrepareOptions {
   std::string benchmark;
   std::string scale = "mini";
   std::string data_dir;  // empty: the definition's default
+  std::vector<std::string> set;  // generator options key=value (generated datasets)
 };
 int RunPrepare(const PrepareOptions& o);
 

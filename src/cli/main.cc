@@ -33,6 +33,7 @@ int Main(int argc, char** argv) {
   prep_cmd->add_option("benchmark", prep.benchmark, "Benchmark name (see `trainbench list`)")->required();
   prep_cmd->add_option("--scale", prep.scale, "mini or full")->capture_default_str();
   prep_cmd->add_option("--data", prep.data_dir, "Dataset directory (default: the definition's)");
+  prep_cmd->add_option("--set", prep.set, "Generator option key=value for generated datasets (repeatable)");
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Train a benchmark to its quality target, N times, one MLLOG log per run");

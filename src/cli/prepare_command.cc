@@ -1,16 +1,98 @@
 // `trainbench prepare`: makes a benchmark's dataset ready, or verifies a dataset the user
 // provides. image_classification: mini uses Debian's dataset-fashion-mnist as shipped (nothing
 // to generate: the idx files are checked completely); full verifies an ImageNet folder layout.
+// recommendation: mini generates ratings.csv (and dataset.json, the generator's options) from
+// the latent-factor generator, or, when the file exists, checks that it is exactly what the
+// generator makes; full reads a MovieLens-20M ratings.csv and runs the leave-one-out split.
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
+#include "core/atomic_file.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
+#include "core/json.h"
 #include "core/paths.h"
 #include "data/idx_reader.h"
 #include "data/image_folder.h"
+#include "data/leave_one_out.h"
+#include "data/ratings_csv.h"
+#include "data/synthetic_ratings.h"
 
 namespace trainbench::cli {
+
+namespace {
+
+// Applies `--set key=value` overrides to the generator's options; throws naming the key.
+data::SyntheticRatingsOptions GeneratorOptions(const std::vector<std::string>& set) {
+  data::SyntheticRatingsOptions g;
+  for (const auto& kv : set) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw core::Error("--set \"" + kv + "\": expected key=value");
+    const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
+    try {
+      size_t used = 0;
+      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      if (key == "seed") g.seed = static_cast<uint64_t>(as_int());
+      else if (key == "num_users") g.num_users = as_int();
+      else if (key == "num_items") g.num_items = as_int();
+      else if (key == "latent_dim") g.latent_dim = static_cast<int>(as_int());
+      else if (key == "affinity") g.affinity = as_double();
+      else if (key == "popularity") g.popularity = as_double();
+      else if (key == "zipf_exponent") g.zipf_exponent = as_double();
+      else if (key == "min_ratings_per_user") g.min_ratings_per_user = static_cast<int>(as_int());
+      else if (key == "median_extra_ratings") g.median_extra_ratings = as_double();
+      else if (key == "activity_sigma") g.activity_sigma = as_double();
+      else if (key == "max_ratings_per_user") g.max_ratings_per_user = static_cast<int>(as_int());
+      else throw core::Error("--set " + key + ": unknown generator option (see docs/datasets/recommendation_mini.md)");
+    } catch (const std::invalid_argument&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
+    } catch (const std::out_of_range&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
+    }
+  }
+  return g;
+}
+
+void PrintSplit(const data::LeaveOneOutDataset& d) {
+  std::printf("  %lld ratings read, %lld users kept (%lld dropped with < 20 ratings), %lld items, %lld training positives, %lld duplicates merged\n",
+              static_cast<long long>(d.ratings_read), static_cast<long long>(d.num_users),
+              static_cast<long long>(d.users_dropped), static_cast<long long>(d.num_items),
+              static_cast<long long>(d.num_train()), static_cast<long long>(d.duplicates_merged));
+}
+
+int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
+  const std::string path = data::RatingsCsvPath(dir);
+  data::LeaveOneOutOptions lo;
+  lo.threads = 2;
+  if (o.scale == "mini") {
+    lo.sparse_users = data::SparseUserPolicy::kError;
+    const data::SyntheticRatingsOptions g = GeneratorOptions(o.set);
+    const std::string text = data::FormatRatingsCsv(data::GenerateSyntheticRatings(g));
+    if (std::filesystem::exists(path)) {
+      if (core::ReadFile(path) != text) {
+        throw core::FileError(path, 0, "exists but is not what the generator makes with these options; "
+                                       "remove the folder to regenerate it");
+      }
+      std::printf("%s: matches the generator's output\n", path.c_str());
+    } else {
+      core::MakeDirs(dir);
+      core::WriteFileAtomically(dir + "/dataset.json", core::PythonJsonDumps(data::SyntheticRatingsOptionsJson(g)) + "\n");
+      core::WriteFileAtomically(path, text);
+      std::printf("%s: generated\n", path.c_str());
+    }
+  } else {
+    lo.sparse_users = data::SparseUserPolicy::kDrop;
+    if (!o.set.empty()) throw core::Error("prepare recommendation --scale full takes no --set (MovieLens-20M is as released)");
+  }
+  data::LeaveOneOutDataset d = data::BuildLeaveOneOut(data::ReadRatingsCsv(path), lo);
+  PrintSplit(d);
+  std::printf("recommendation %s: dataset ready in %s\n", o.scale.c_str(), dir.c_str());
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunPrepare(const PrepareOptions& o) {
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
@@ -34,6 +116,8 @@ int RunPrepare(const PrepareOptions& o) {
     std::printf("image_classification full: dataset layout ok in %s\n", dir.c_str());
     return kExitOk;
   }
+  if (def.name == "recommendation") return PrepareRecommendation(o, dir);
+  if (!o.set.empty()) throw core::Error("prepare " + def.name + " takes no --set");
   throw core::Error("prepare: no preparation for " + def.name + " at scale " + o.scale + " in this build");
 }
 

@@ -221,7 +221,7 @@ TEST(TrainbenchRules, MiniScaleLoadsThePerScaleFileLast) {
   EXPECT_EQ(r.rule_files,
             (std::vector<std::string>{
                 "4.0.0/common.yaml", "trainbench-1.0/common.yaml", "4.0.0/closed_common.yaml",
-                "4.0.0/closed_resnet.yaml", "trainbench-1.0/closed_resnet.yaml",
+                "trainbench-1.0/closed_common.yaml", "4.0.0/closed_resnet.yaml", "trainbench-1.0/closed_resnet.yaml",
                 "4.0.0/closed_resnet_lars.yaml", "trainbench-1.0/resnet_mini.yaml"}));
   EXPECT_TRUE(r.findings.empty()) << Dump(r);
   // The full scale includes no per-scale file and keeps 4.0.0's 0.759 target.

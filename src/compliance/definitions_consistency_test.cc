@@ -36,5 +36,39 @@ TEST(DefinitionsConsistency, MiniTargetsInRulesMatchTheBenchmarkDefinitions) {
   EXPECT_GE(checked, 1);
 }
 
+// The closed NCF rules fix the model per scale (closed_ncf_<scale>.yaml): the sizes they allow
+// must be the definition's fixed mf_dim and mlp_layer_sizes, or every reference run would fail.
+TEST(DefinitionsConsistency, ClosedNcfModelSizesMatchTheRecommendationDefinition) {
+  const std::string root = TRAINBENCH_TEST_SRCDIR;
+  Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
+  core::BenchmarkDef def = core::FindBenchmark(root + "/configs/benchmarks", "recommendation");
+  for (const auto& [scale, s] : def.scales) {
+    const auto* files = rs.Find("closed_ncf_" + scale + ".yaml");
+    ASSERT_NE(files, nullptr) << scale;
+    auto allowed = [&](const char* key) {
+      for (const auto& f : *files) {
+        if (const Rule* r = f.Find(key)) {
+          for (const auto& c : r->checks) {
+            if (c.kind == CheckKind::kOneOf) return c.values;
+          }
+        }
+      }
+      return std::vector<Json>{};
+    };
+    const Json mf = s.Find("mf_dim")->reference;
+    EXPECT_EQ(allowed("model_hp_mf_dim"), std::vector<Json>{mf}) << scale;
+    Json layers = Json::array();
+    std::string text = s.Find("mlp_layer_sizes")->reference.get<std::string>();
+    for (size_t p = 0; p <= text.size();) {
+      size_t q = text.find(',', p);
+      if (q == std::string::npos) q = text.size();
+      layers.push_back(std::stoll(text.substr(p, q - p)));
+      p = q + 1;
+    }
+    EXPECT_EQ(allowed("model_hp_mlp_layer_sizes"), std::vector<Json>{layers}) << scale;
+    EXPECT_TRUE(s.Find("mf_dim")->closed_fixed && s.Find("mlp_layer_sizes")->closed_fixed) << scale;
+  }
+}
+
 }  // namespace
 }  // namespace trainbench::compliance

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/paths.h"
 #include "core/yaml_json.h"
 
 namespace trainbench::core {
@@ -150,10 +151,14 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
   std::string p = "scales." + scale + ".";
   std::string empty;
   s.dataset = r.Str(n, p, "dataset");
-  s.data_dir = r.Str(n, p, "data_dir", &empty);
+  s.data_dir = ExpandDataPath(r.Str(n, p, "data_dir", &empty));
   s.metric = r.Str(n, p, "metric");
   s.quality_target = r.Num(n, p, "quality_target");
   s.runs_per_result = r.Int(n, p, "runs_per_result");
+  s.converged_runs_used = r.Int(n, p, "converged_runs_used", 0);
+  if (s.converged_runs_used < 0 || s.converged_runs_used > s.runs_per_result) {
+    throw r.Fail(n["converged_runs_used"], p + "converged_runs_used", "must be between 0 and runs_per_result");
+  }
   s.eval_every_epochs = r.Int(n, p, "eval_every_epochs", 1);
   s.max_epochs = r.Int(n, p, "max_epochs");
   s.reference_time_minutes = r.Num(n, p, "reference_time_minutes", 0.0);

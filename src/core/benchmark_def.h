@@ -41,6 +41,9 @@ struct ScaleDef {
   std::string metric;    // e.g. "top1"
   double quality_target = 0;
   int runs_per_result = 5;
+  // > 0: of the runs_per_result runs, the first this many that converge make the result and
+  // the others are discarded, not counted as failures (MLPerf v0.5 NCF: 50 of 100). 0: all.
+  int converged_runs_used = 0;
   int eval_every_epochs = 1;
   int max_epochs = 1;
   double reference_time_minutes = 0;  // 0: not measured

@@ -10,4 +10,11 @@ std::string DataRoot();
 std::string BenchmarksDir();  // <root>/configs/benchmarks
 std::string RulesDir();       // <root>/rules
 
+// The user's data folder for trainbench: $XDG_DATA_HOME/trainbench, else
+// $HOME/.local/share/trainbench, else ./.trainbench (no home).
+std::string UserDataDir();
+// Expands a leading "{user_data}" (UserDataDir()) or "~/" ($HOME) in a dataset path from a
+// benchmark definition; other paths are returned as they are.
+std::string ExpandDataPath(const std::string& path);
+
 }  // namespace trainbench::core

@@ -71,6 +71,7 @@ ScoringRule ResolveRule(const RunResult& run, const std::vector<core::BenchmarkD
   }
   rule.source = SourceName(*def) + " (" + run.scale + ")";
   rule.runs_required = scale->second.runs_per_result;
+  rule.converged_used = scale->second.converged_runs_used;
   if (scale->second.reference_time_minutes > 0) {
     rule.reference_minutes = scale->second.reference_time_minutes;
   } else {

@@ -179,6 +179,9 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
     workload.LoadData();
     TB_MLLOG_EVENT(log, k::kTrainSamples, workload.TrainSamples());
     TB_MLLOG_EVENT(log, k::kEvalSamples, workload.EvalSamples());
+    for (const auto& [key, value] : workload.LoggedDataFacts()) {
+      TB_MLLOG_EVENT(log, key, value);
+    }
     const int64_t gbs = workload.GlobalBatchSize();
     const int64_t steps_hint = gbs > 0 ? workload.TrainSamples() / gbs : 0;
     const int every = scale.eval_every_epochs;

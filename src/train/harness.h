@@ -2,7 +2,7 @@
 // Events, in order: cache_clear, init_start, submission_*, trainbench_* (benchmark, scale,
 // requested and effective configuration, provenance), seed, global_batch_size,
 // gradient_accumulation_steps, the workload's hyperparameters, init_stop, run_start,
-// train_samples, eval_samples, then per block of `eval_every_epochs` epochs block_start,
+// train_samples, eval_samples, the workload's data facts (LoggedDataFacts), then per block of `eval_every_epochs` epochs block_start,
 // epoch_start/epoch_stop per epoch, block_stop, eval_start, eval_stop, eval_accuracy, and last
 // run_stop with status success (quality target reached) or aborted (epoch limit, step budget,
 // interrupt, or an exception from the workload, whose message goes into run_stop's metadata).

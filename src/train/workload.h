@@ -63,6 +63,9 @@ class Workload {
   virtual void LoadData() = 0;
   virtual int64_t TrainSamples() const = 0;  // per epoch, after LoadData
   virtual int64_t EvalSamples() const = 0;   // after LoadData
+  // MLLOG keys -> values known only once the data is loaded (dataset sizes, evaluation
+  // users, ...), logged in this order right after train_samples and eval_samples. Default: none.
+  virtual std::vector<std::pair<std::string, core::Json>> LoggedDataFacts() const { return {}; }
   virtual void TrainEpoch(int epoch, TrainControl& control) = 0;
   virtual EvalResult Evaluate(int epoch) = 0;
 };

@@ -2,14 +2,16 @@
 
 #include "core/error.h"
 #include "workloads/image_classification.h"
+#include "workloads/recommendation.h"
 
 namespace trainbench::workloads {
 
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
   if (benchmark == "image_classification") return MakeImageClassification(scale);
+  if (benchmark == "recommendation") return MakeRecommendation(scale);
   throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
 }
 
-std::vector<std::string> ImplementedBenchmarks() { return {"image_classification"}; }
+std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "recommendation"}; }
 
 }  // namespace trainbench::workloads

@@ -1,0 +1,60 @@
+#include "models/neumf.h"
+
+#include <gtest/gtest.h>
+
+namespace trainbench::models {
+namespace {
+
+TEST(NeuMFTest, ReferenceParameterNamesAndShapes) {
+  NeuMF m(NeuMFOptions(100, 50).mf_dim(64).mlp_layer_sizes({256, 256, 128, 64}));
+  auto p = m->named_parameters();
+  EXPECT_EQ(p["mf_user_embed.weight"].sizes(), (std::vector<int64_t>{100, 64}));
+  EXPECT_EQ(p["mf_item_embed.weight"].sizes(), (std::vector<int64_t>{50, 64}));
+  EXPECT_EQ(p["mlp_user_embed.weight"].sizes(), (std::vector<int64_t>{100, 128}));
+  EXPECT_EQ(p["mlp_item_embed.weight"].sizes(), (std::vector<int64_t>{50, 128}));
+  EXPECT_EQ(p["mlp.0.weight"].sizes(), (std::vector<int64_t>{256, 256}));
+  EXPECT_EQ(p["mlp.1.weight"].sizes(), (std::vector<int64_t>{128, 256}));
+  EXPECT_EQ(p["mlp.2.weight"].sizes(), (std::vector<int64_t>{64, 128}));
+  EXPECT_EQ(p["final.weight"].sizes(), (std::vector<int64_t>{1, 128}));
+  // Embeddings (100+50) x (64+128), MLP 256*256+256 + 256*128+128 + 128*64+64, final 128+1.
+  int64_t n = 0;
+  for (const auto& t : m->parameters()) n += t.numel();
+  EXPECT_EQ(n, 150 * 192 + (65536 + 256) + (32768 + 128) + (8192 + 64) + 129);
+}
+
+TEST(NeuMFTest, ReferenceInitialisation) {
+  torch::manual_seed(0);
+  NeuMF m(NeuMFOptions(5000, 5000).mf_dim(64));
+  auto p = m->named_parameters();
+  EXPECT_NEAR(p["mf_user_embed.weight"].std().item<double>(), 0.01, 0.0005);
+  const double glorot = std::sqrt(6.0 / (256 + 256));
+  EXPECT_LE(p["mlp.0.weight"].abs().max().item<double>(), glorot);
+  EXPECT_GT(p["mlp.0.weight"].abs().max().item<double>(), 0.95 * glorot);
+  const double lecun = std::sqrt(3.0 / 128);
+  EXPECT_LE(p["final.weight"].abs().max().item<double>(), lecun);
+}
+
+TEST(NeuMFTest, FactorisedScoreEqualsForwardOnEveryPair) {
+  torch::manual_seed(1);
+  NeuMF m(NeuMFOptions(30, 40).mf_dim(8).mlp_layer_sizes({16, 12, 6}));
+  // Larger weights than the N(0, 0.01) init, so every term matters.
+  {
+    torch::NoGradGuard g;
+    for (auto& t : m->parameters()) t.normal_(0.0, 0.5);
+  }
+  m->eval();
+  torch::NoGradGuard g;
+  torch::Tensor users = torch::tensor({3, 0, 29, 7}, torch::kInt64);
+  torch::Tensor items = torch::randint(0, 40, {4, 11}, torch::kInt64);
+  torch::Tensor fast = NeuMFScorer(m).Score(users, items);
+  ASSERT_EQ(fast.sizes(), (std::vector<int64_t>{4, 11}));
+  torch::Tensor slow = m->forward(users.unsqueeze(1).expand({4, 11}).reshape({-1}), items.reshape({-1})).view({4, 11});
+  EXPECT_TRUE(torch::allclose(fast, slow, 1e-4, 1e-5)) << (fast - slow).abs().max().item<double>();
+}
+
+TEST(NeuMFTest, RejectsOddFirstLayer) {
+  EXPECT_THROW(NeuMF(NeuMFOptions(3, 3).mlp_layer_sizes({15, 8})), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trainbench::models

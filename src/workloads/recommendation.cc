@@ -1,0 +1,249 @@
+#include "workloads/recommendation.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/random.h"
+#include "data/leave_one_out.h"
+#include "data/negative_sampler.h"
+#include "data/ratings_csv.h"
+#include "models/neumf.h"
+#include "workloads/ranking_metrics.h"
+#include "workloads/torch_util.h"
+
+namespace trainbench::workloads {
+
+namespace {
+
+using core::Json;
+
+// "256,256,128,64" -> {256, 256, 128, 64}; throws core::Error naming the key.
+std::vector<int64_t> ParseLayerSizes(const std::string& s) {
+  std::vector<int64_t> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 1) throw std::invalid_argument(part);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw core::Error("configuration key \"mlp_layer_sizes\": \"" + s +
+                        "\" is not a comma-separated list of positive integers");
+    }
+  }
+  if (out.size() < 2 || out[0] % 2 != 0) {
+    throw core::Error("configuration key \"mlp_layer_sizes\": \"" + s +
+                      "\" needs at least two sizes, the first even (user and item halves)");
+  }
+  return out;
+}
+
+torch::Tensor ToLongTensor(const std::vector<int32_t>& v, const torch::Device& device) {
+  auto t = torch::from_blob(const_cast<int32_t*>(v.data()), {static_cast<int64_t>(v.size())}, torch::kInt32);
+  return t.to(device, torch::kInt64);
+}
+
+class Recommendation : public train::Workload {
+ public:
+  explicit Recommendation(std::string scale) : scale_(std::move(scale)) {}
+
+  void Init(const train::RunContext& ctx) override {
+    ctx_ = ctx;
+    const Json& c = ctx.config;
+    device_ = SetUpTorch(ctx);
+    batch_size_ = c.at("batch_size").get<int64_t>();
+    opt_name_ = c.at("opt_name").get<std::string>();
+    if (opt_name_ != "adam") {
+      throw core::Error("configuration key \"opt_name\": optimizer \"" + opt_name_ + "\" is not implemented (adam)");
+    }
+    lr_ = c.at("base_lr").get<double>();
+    beta1_ = c.at("adam_beta1").get<double>();
+    beta2_ = c.at("adam_beta2").get<double>();
+    eps_ = c.at("adam_epsilon").get<double>();
+    num_neg_ = static_cast<int>(c.at("num_negatives").get<int64_t>());
+    eval_neg_ = static_cast<int>(c.at("eval_negatives").get<int64_t>());
+    min_ratings_ = static_cast<int>(c.at("min_ratings").get<int64_t>());
+    topk_ = c.at("topk").get<int64_t>();
+    mf_dim_ = c.at("mf_dim").get<int64_t>();
+    layers_ = ParseLayerSizes(c.at("mlp_layer_sizes").get<std::string>());
+    eval_seed_ = static_cast<uint64_t>(c.at("eval_seed").get<int64_t>());
+    sparse_users_ = c.at("sparse_users").get<std::string>();
+    if (sparse_users_ != "drop" && sparse_users_ != "error") {
+      throw core::Error("configuration key \"sparse_users\": expected drop or error, got \"" + sparse_users_ + "\"");
+    }
+    eval_batch_pairs_ = c.at("eval_batch_pairs").get<int64_t>();
+    if (batch_size_ % ctx.world_size != 0) {
+      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
+                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
+    }
+  }
+
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    return {
+        {"opt_name", opt_name_},
+        {"opt_base_learning_rate", lr_},
+        {"opt_adam_beta_1", beta1_},
+        {"opt_adam_beta_2", beta2_},
+        {"opt_adam_epsilon", eps_},
+        {"preproc_hp_min_ratings", min_ratings_},
+        {"preproc_hp_num_eval", eval_neg_},
+        {"preproc_hp_sample_eval_replacement", false},
+        {"input_hp_num_neg", num_neg_},
+        {"input_hp_sample_train_replacement", true},
+        {"eval_hp_num_neg", eval_neg_},
+        {"eval_hp_top_k", topk_},
+        {"model_hp_mf_dim", mf_dim_},
+        {"model_hp_mlp_layer_sizes", Json(layers_)},
+        {"model_hp_loss_fn", "binary_cross_entropy"},
+    };
+  }
+
+  int64_t GlobalBatchSize() const override { return batch_size_; }
+  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+
+  void LoadData() override {
+    const std::string path = data::RatingsCsvPath(ctx_.data_dir);
+    table_ = data::ReadRatingsCsv(path);
+    data::LeaveOneOutOptions lo;
+    lo.min_ratings = min_ratings_;
+    lo.sparse_users = sparse_users_ == "error" ? data::SparseUserPolicy::kError : data::SparseUserPolicy::kDrop;
+    lo.eval_negatives = eval_neg_;
+    lo.eval_seed = eval_seed_;
+    lo.threads = std::max(1, ctx_.threads);
+    data_ = data::BuildLeaveOneOut(table_, lo);
+    const size_t ratings = table_.ratings.size();
+    const uint64_t hash = table_.content_hash;
+    table_ = data::RatingsTable{};  // the split holds all the run needs
+    dataset_fact_ = Json{{"path", path},
+                         {"content_fnv1a64", HashHex(hash)},
+                         {"ratings", ratings},
+                         {"users", data_.num_users},
+                         {"items", data_.num_items},
+                         {"train_positives", data_.num_train()},
+                         {"users_dropped", data_.users_dropped},
+                         {"ratings_dropped", data_.ratings_dropped},
+                         {"duplicates_merged", data_.duplicates_merged}};
+
+    model_ = models::NeuMF(models::NeuMFOptions(data_.num_users, data_.num_items)
+                               .mf_dim(mf_dim_)
+                               .mlp_layer_sizes(layers_));
+    model_->to(device_);
+    adam_.emplace(model_->parameters(),
+                  torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(eps_).weight_decay(0));
+
+    // Evaluation candidates, [users, 1 + eval_negatives]: column 0 the held-out positive.
+    const int64_t c = 1 + eval_neg_;
+    std::vector<int32_t> cand(static_cast<size_t>(data_.num_users * c));
+    for (int64_t u = 0; u < data_.num_users; ++u) {
+      cand[static_cast<size_t>(u * c)] = data_.test_items[static_cast<size_t>(u)];
+      std::copy_n(data_.eval_negative_items.begin() + u * eval_neg_, eval_neg_, cand.begin() + u * c + 1);
+    }
+    candidates_ = ToLongTensor(cand, device_).view({data_.num_users, c});
+    data_.eval_negative_items.clear();
+    data_.eval_negative_items.shrink_to_fit();
+  }
+
+  int64_t TrainSamples() const override { return data_.num_train() * (1 + num_neg_); }
+  int64_t EvalSamples() const override { return data_.num_users; }
+
+  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
+    return {{"eval_hp_num_users", data_.num_users}, {"trainbench_dataset", dataset_fact_}};
+  }
+
+  void TrainEpoch(int epoch, train::TrainControl& control) override {
+    model_->train();
+    data::NegativeSamplerOptions so;
+    so.num_negatives = num_neg_;
+    so.seed = core::SeedFor(ctx_.seed, "data");
+    so.threads = std::max(1, ctx_.loader_threads);
+    data::SampleTrainEpoch(data_, so, epoch, &examples_);
+    torch::Tensor users = ToLongTensor(examples_.users, device_);
+    torch::Tensor items = ToLongTensor(examples_.items, device_);
+    torch::Tensor labels =
+        torch::from_blob(examples_.labels.data(), {examples_.size()}, torch::kFloat32).to(device_, torch::kFloat32, false, true);
+    const int64_t n = examples_.size();
+    const int64_t w = ctx_.world_size, r = ctx_.rank;
+    for (int64_t b = 0; b < n; b += batch_size_) {
+      const int64_t len = std::min(batch_size_, n - b);
+      // This rank's share of the global batch.
+      const int64_t lo = b + len * r / w, hi = b + len * (r + 1) / w;
+      torch::Tensor u = users.slice(0, lo, hi), i = items.slice(0, lo, hi), y = labels.slice(0, lo, hi);
+      torch::Tensor logits = model_->forward(u, i);
+      torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, y);
+      adam_->zero_grad();
+      loss.backward();
+      adam_->step();
+      ++step_;
+      double loss_value = (step_ % 20 == 0) ? loss.item<double>() : NAN;
+      if (!std::isnan(loss_value) && !std::isfinite(loss_value)) {
+        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
+                          std::to_string(step_));
+      }
+      if (!control.OnStep(len, loss_value)) return;
+    }
+  }
+
+  train::EvalResult Evaluate(int /*epoch*/) override {
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    const int64_t nu = data_.num_users, c = candidates_.size(1);
+    const int64_t chunk = std::max<int64_t>(1, eval_batch_pairs_ / c);
+    // This rank's users: a contiguous share; the sums are per rank (one rank today).
+    const int64_t first = nu * ctx_.rank / ctx_.world_size, last = nu * (ctx_.rank + 1) / ctx_.world_size;
+    RankingSums sums;
+    const models::NeuMFScorer scorer(model_);
+    for (int64_t b = first; b < last; b += chunk) {
+      const int64_t e = std::min(last, b + chunk);
+      torch::Tensor users = torch::arange(b, e, torch::TensorOptions().dtype(torch::kInt64).device(device_));
+      torch::Tensor scores = scorer.Score(users, candidates_.slice(0, b, e));
+      AccumulateRanking(scores, topk_, &sums);
+    }
+    train::EvalResult res;
+    res.samples = sums.users;
+    res.value = sums.users > 0 ? sums.hits / static_cast<double>(sums.users) : 0.0;
+    res.extra = Json{{"hr_at_k", res.value},
+                     {"ndcg_at_k", sums.users > 0 ? sums.ndcg / static_cast<double>(sums.users) : 0.0},
+                     {"k", topk_}};
+    return res;
+  }
+
+ private:
+  static std::string HashHex(uint64_t h) {
+    char buf[24];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+  }
+
+  std::string scale_;
+  train::RunContext ctx_;
+  torch::Device device_{torch::kCPU};
+  int64_t batch_size_ = 0, topk_ = 10, mf_dim_ = 0, eval_batch_pairs_ = 1 << 18, step_ = 0;
+  std::string opt_name_, sparse_users_;
+  double lr_ = 0, beta1_ = 0, beta2_ = 0, eps_ = 0;
+  int num_neg_ = 4, eval_neg_ = 999, min_ratings_ = 20;
+  uint64_t eval_seed_ = 0;
+  std::vector<int64_t> layers_;
+  data::RatingsTable table_;
+  data::LeaveOneOutDataset data_;
+  data::TrainExamples examples_;
+  Json dataset_fact_ = Json::object();
+  models::NeuMF model_{nullptr};
+  std::optional<torch::optim::Adam> adam_;
+  torch::Tensor candidates_;
+};
+
+}  // namespace
+
+std::unique_ptr<train::Workload> MakeRecommendation(const std::string& scale) {
+  if (scale != "mini" && scale != "full") throw core::Error("recommendation has no scale \"" + scale + "\"");
+  return std::make_unique<Recommendation>(scale);
+}
+
+}  // namespace trainbench::workloads
