@@ -30,10 +30,13 @@ NeuMFImpl::NeuMFImpl(const NeuMFOptions& o) : options_(o) {
   if (o.mf_dim() < 1 || o.num_users() < 1 || o.num_items() < 1) {
     throw std::invalid_argument("NeuMF: mf_dim, num_users and num_items must be >= 1");
   }
-  mf_user_embed = register_module("mf_user_embed", torch::nn::Embedding(o.num_users(), o.mf_dim()));
-  mf_item_embed = register_module("mf_item_embed", torch::nn::Embedding(o.num_items(), o.mf_dim()));
-  mlp_user_embed = register_module("mlp_user_embed", torch::nn::Embedding(o.num_users(), sizes[0] / 2));
-  mlp_item_embed = register_module("mlp_item_embed", torch::nn::Embedding(o.num_items(), sizes[0] / 2));
+  auto table = [&](int64_t rows, int64_t dim) {
+    return torch::nn::Embedding(torch::nn::EmbeddingOptions(rows, dim).sparse(o.sparse_embeddings()));
+  };
+  mf_user_embed = register_module("mf_user_embed", table(o.num_users(), o.mf_dim()));
+  mf_item_embed = register_module("mf_item_embed", table(o.num_items(), o.mf_dim()));
+  mlp_user_embed = register_module("mlp_user_embed", table(o.num_users(), sizes[0] / 2));
+  mlp_item_embed = register_module("mlp_item_embed", table(o.num_items(), sizes[0] / 2));
   mlp = register_module("mlp", torch::nn::ModuleList());
   for (size_t k = 1; k < sizes.size(); ++k) {
     torch::nn::Linear l(sizes[k - 1], sizes[k]);

@@ -26,6 +26,8 @@ struct NeuMFOptions {
   TORCH_ARG(int64_t, num_items);
   TORCH_ARG(int64_t, mf_dim) = 64;
   TORCH_ARG(std::vector<int64_t>, mlp_layer_sizes) = std::vector<int64_t>{256, 256, 128, 64};
+  // Embedding tables with sparse gradients (for a lazy optimizer: only the batch's rows).
+  TORCH_ARG(bool, sparse_embeddings) = false;
 };
 
 class NeuMFImpl : public torch::nn::Module {

@@ -13,6 +13,7 @@
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
 #include "models/neumf.h"
+#include "workloads/lazy_adam.h"
 #include "workloads/ranking_metrics.h"
 #include "workloads/torch_util.h"
 
@@ -60,8 +61,9 @@ class Recommendation : public train::Workload {
     device_ = SetUpTorch(ctx);
     batch_size_ = c.at("batch_size").get<int64_t>();
     opt_name_ = c.at("opt_name").get<std::string>();
-    if (opt_name_ != "adam") {
-      throw core::Error("configuration key \"opt_name\": optimizer \"" + opt_name_ + "\" is not implemented (adam)");
+    if (opt_name_ != "adam" && opt_name_ != "lazy_adam") {
+      throw core::Error("configuration key \"opt_name\": optimizer \"" + opt_name_ +
+                        "\" is not implemented (adam, lazy_adam)");
     }
     lr_ = c.at("base_lr").get<double>();
     beta1_ = c.at("adam_beta1").get<double>();
@@ -133,10 +135,15 @@ class Recommendation : public train::Workload {
 
     model_ = models::NeuMF(models::NeuMFOptions(data_.num_users, data_.num_items)
                                .mf_dim(mf_dim_)
-                               .mlp_layer_sizes(layers_));
+                               .mlp_layer_sizes(layers_)
+                               .sparse_embeddings(opt_name_ == "lazy_adam"));
     model_->to(device_);
-    adam_.emplace(model_->parameters(),
-                  torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(eps_).weight_decay(0));
+    if (opt_name_ == "lazy_adam") {
+      lazy_adam_.emplace(model_->parameters(), LazyAdamOptions{lr_, beta1_, beta2_, eps_});
+    } else {
+      adam_.emplace(model_->parameters(),
+                    torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(eps_).weight_decay(0));
+    }
 
     // Evaluation candidates, [users, 1 + eval_negatives]: column 0 the held-out positive.
     const int64_t c = 1 + eval_neg_;
@@ -177,9 +184,15 @@ class Recommendation : public train::Workload {
       torch::Tensor u = users.slice(0, lo, hi), i = items.slice(0, lo, hi), y = labels.slice(0, lo, hi);
       torch::Tensor logits = model_->forward(u, i);
       torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, y);
-      adam_->zero_grad();
-      loss.backward();
-      adam_->step();
+      if (adam_) {
+        adam_->zero_grad();
+        loss.backward();
+        adam_->step();
+      } else {
+        lazy_adam_->ZeroGrad();
+        loss.backward();
+        lazy_adam_->Step();
+      }
       ++step_;
       double loss_value = (step_ % 20 == 0) ? loss.item<double>() : NAN;
       if (!std::isnan(loss_value) && !std::isfinite(loss_value)) {
@@ -236,6 +249,7 @@ class Recommendation : public train::Workload {
   Json dataset_fact_ = Json::object();
   models::NeuMF model_{nullptr};
   std::optional<torch::optim::Adam> adam_;
+  std::optional<LazyAdam> lazy_adam_;
   torch::Tensor candidates_;
 };
 
