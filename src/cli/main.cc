@@ -13,6 +13,7 @@
 #include "report/history_command.h"
 #include "report/history_import.h"
 #include "report/report_command.h"
+#include "summary/compare_command.h"
 #include "summary/summarize_command.h"
 
 namespace {
@@ -73,6 +74,13 @@ int Main(int argc, char** argv) {
   sum_cmd->add_option("--db", sum_db, "Results history database (default: the user's data folder)");
   sum_cmd->add_flag("--no-history", sum_no_history, "Do not record the runs in the results history");
 
+  std::string cmp_a, cmp_b;
+  bool cmp_json = false;
+  auto* cmp_cmd = app.add_subcommand("compare", "A/B comparison of two results folders: ratio of olympic means, bootstrap CI, Mann-Whitney U");
+  cmp_cmd->add_option("results_a", cmp_a, "Results folder A (the baseline)")->required();
+  cmp_cmd->add_option("results_b", cmp_b, "Results folder B (compared against A)")->required();
+  cmp_cmd->add_flag("--json", cmp_json, "Print JSON");
+
   report::ReportOptions rep;
   bool rep_no_history = false;
   auto* rep_cmd = app.add_subcommand("report", "Self-contained HTML report (plots, scores, runs) of results folders");
@@ -110,6 +118,9 @@ int Main(int argc, char** argv) {
                                           std::cout, std::cerr);
     if (rc == 0 && !sum_no_history) report::RecordHistory(sum_dirs, sum_db, std::cerr);
     return rc;
+  }
+  if (*cmp_cmd) {
+    return summary::RunCompareCommand(cmp_a, cmp_b, cmp_json ? "json" : "table", std::cout, std::cerr);
   }
   if (*rep_cmd) {
     rep.record_history = !rep_no_history;
