@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <numeric>
-#include <thread>
 #include <unordered_map>
 
 #include "core/error.h"
+#include "data/parallel.h"
 #include "data/random.h"
 
 namespace trainbench::data {
@@ -195,13 +195,7 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
                     d.eval_negative_items.data() + static_cast<size_t>(u) * static_cast<size_t>(o.eval_negatives));
     }
   };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
-  }
+  RunOnThreads(threads, work);
   return d;
 }
 

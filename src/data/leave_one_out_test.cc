@@ -105,12 +105,7 @@ TEST(LeaveOneOutTest, NoUserLeftIsAnError) {
 }
 
 TEST(LeaveOneOutTest, EvalNegativesAreDistinctUnratedAndFixedPerSeed) {
-  SyntheticRatingsOptions g;
-  g.num_users = 300;
-  g.num_items = 1500;
-  g.max_ratings_per_user = 400;
-  RatingsTable t;
-  t.ratings = GenerateSyntheticRatings(g);
+  const RatingsTable t = testing::SmallRatings(300, 1500, 400);
   LeaveOneOutOptions o;
   o.eval_negatives = 999;
   LeaveOneOutDataset a = BuildLeaveOneOut(t, o);

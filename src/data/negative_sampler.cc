@@ -1,9 +1,9 @@
 #include "data/negative_sampler.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "core/error.h"
+#include "data/parallel.h"
 #include "data/random.h"
 
 namespace trainbench::data {
@@ -43,13 +43,7 @@ void SampleTrainEpoch(const LeaveOneOutDataset& d, const NegativeSamplerOptions&
       }
     }
   };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
-  }
+  RunOnThreads(threads, work);
   // Fisher-Yates over the three arrays together.
   Rng rng(MixSeed({o.seed, kShuffleDomain, static_cast<uint64_t>(epoch)}));
   for (int64_t i = total - 1; i > 0; --i) {

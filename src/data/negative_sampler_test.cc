@@ -4,21 +4,12 @@
 
 #include <map>
 
-#include "data/synthetic_ratings.h"
+#include "data/test_util.h"
 
 namespace trainbench::data {
 namespace {
 
-LeaveOneOutDataset SmallDataset() {
-  SyntheticRatingsOptions g;
-  g.num_users = 200;
-  g.num_items = 1200;
-  g.max_ratings_per_user = 150;
-  RatingsTable t;
-  t.ratings = GenerateSyntheticRatings(g);
-  LeaveOneOutOptions o;
-  return BuildLeaveOneOut(t, o);
-}
+LeaveOneOutDataset SmallDataset() { return BuildLeaveOneOut(testing::SmallRatings(200, 1200, 150), LeaveOneOutOptions()); }
 
 TEST(NegativeSamplerTest, EveryPositiveOnceAndNegativesNeverRated) {
   const LeaveOneOutDataset d = SmallDataset();

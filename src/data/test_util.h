@@ -14,6 +14,8 @@
 
 #include "core/error.h"
 #include "data/image.h"
+#include "data/leave_one_out.h"
+#include "data/synthetic_ratings.h"
 #include "data/random.h"
 
 namespace trainbench::data::testing {
@@ -76,6 +78,17 @@ inline Image PatternImage(int height, int width, int channels) {
     }
   }
   return img;
+}
+
+// A small generated ratings table (the mini generator with fewer users and items).
+inline RatingsTable SmallRatings(int64_t users, int64_t items, int max_per_user) {
+  SyntheticRatingsOptions g;
+  g.num_users = users;
+  g.num_items = items;
+  g.max_ratings_per_user = max_per_user;
+  RatingsTable t;
+  t.ratings = GenerateSyntheticRatings(g);
+  return t;
 }
 
 // Calls f, expects core::Error, returns its message (and fails the test if none is thrown).
