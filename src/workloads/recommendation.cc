@@ -1,5 +1,6 @@
 #include "workloads/recommendation.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -81,6 +82,12 @@ class Recommendation : public train::Workload {
       throw core::Error("configuration key \"sparse_users\": expected drop or error, got \"" + sparse_users_ + "\"");
     }
     eval_batch_pairs_ = c.at("eval_batch_pairs").get<int64_t>();
+    // Intra-op threads per phase (0: the run's --threads). Small training GEMMs can run faster
+    // on fewer threads than the evaluation's large batches (docs/performance.md).
+    train_threads_ = static_cast<int>(c.at("train_threads").get<int64_t>());
+    eval_threads_ = static_cast<int>(c.at("eval_threads").get<int64_t>());
+    if (train_threads_ <= 0) train_threads_ = std::max(1, ctx.threads);
+    if (eval_threads_ <= 0) eval_threads_ = std::max(1, ctx.threads);
     if (batch_size_ % ctx.world_size != 0) {
       throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
                         " is not a multiple of the world size " + std::to_string(ctx.world_size));
@@ -108,7 +115,12 @@ class Recommendation : public train::Workload {
   }
 
   int64_t GlobalBatchSize() const override { return batch_size_; }
-  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+  Json RuntimeProvenance() const override {
+    Json j = TorchProvenance(device_);
+    j["train_intra_op_threads"] = train_threads_;
+    j["eval_intra_op_threads"] = eval_threads_;
+    return j;
+  }
 
   void LoadData() override {
     const std::string path = data::RatingsCsvPath(ctx_.data_dir);
@@ -165,6 +177,7 @@ class Recommendation : public train::Workload {
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
+    at::set_num_threads(train_threads_);
     model_->train();
     data::NegativeSamplerOptions so;
     so.num_negatives = num_neg_;
@@ -204,6 +217,7 @@ class Recommendation : public train::Workload {
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
+    at::set_num_threads(eval_threads_);
     model_->eval();
     torch::NoGradGuard no_grad;
     const int64_t nu = data_.num_users, c = candidates_.size(1);
@@ -240,7 +254,7 @@ class Recommendation : public train::Workload {
   int64_t batch_size_ = 0, topk_ = 10, mf_dim_ = 0, eval_batch_pairs_ = 1 << 18, step_ = 0;
   std::string opt_name_, sparse_users_;
   double lr_ = 0, beta1_ = 0, beta2_ = 0, eps_ = 0;
-  int num_neg_ = 4, eval_neg_ = 999, min_ratings_ = 20;
+  int num_neg_ = 4, eval_neg_ = 999, min_ratings_ = 20, train_threads_ = 1, eval_threads_ = 1;
   uint64_t eval_seed_ = 0;
   std::vector<int64_t> layers_;
   data::RatingsTable table_;

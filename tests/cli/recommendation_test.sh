@@ -55,10 +55,11 @@ expect_grep 'submission_benchmark' "$W/check2.out" "4.0.0 names submission_bench
 
 # LazyAdam is the other closed optimizer: a short run with it logs lazy_adam and passes.
 "$TB" run recommendation --data "$D" --runs 1 --seed 5 --threads 2 --max-steps 10 --set opt_name=lazy_adam \
-  --results "$W/lazy" --system testsys --no-progress >"$W/lazy.out" 2>&1
+  --set train_threads=1 --set eval_threads=2 --results "$W/lazy" --system testsys --no-progress >"$W/lazy.out" 2>&1
 expect_rc 1 $? "short lazy_adam run (aborted by the step budget)"
 LAZY=$W/lazy/testsys/recommendation/result_1.txt
 expect_grep '"opt_name", "value": "lazy_adam"' "$LAZY" "lazy_adam logged"
+expect_grep '"train_intra_op_threads": 1, "eval_intra_op_threads": 2' "$LAZY" "per-phase threads in the provenance"
 expect_grep '"key": "eval_accuracy"' "$LAZY" "lazy_adam run evaluated"
 "$TB" check "$LAZY" >"$W/lazy_check.out" 2>&1
 expect_rc 0 $? "check of the lazy_adam run"
