@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "summary/summarize.h"
+#include "summary/text_table.h"
 
 namespace trainbench::report {
 
@@ -108,25 +109,7 @@ void PrintHistory(const std::vector<HistoryEntry>& entries, std::ostream& out) {
                     std::to_string(e.runs), std::to_string(e.converged_runs),
                     Fixed(e.olympic_mean_minutes, 2), change, e.status});
   }
-  std::vector<size_t> width(columns.size());
-  for (size_t c = 0; c < columns.size(); ++c) {
-    width[c] = columns[c].first.size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      if (c > 0) line += "  ";
-      const std::string pad(width[c] - cells[c].size(), ' ');
-      line += columns[c].second ? pad + cells[c] : cells[c] + pad;
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  };
-  std::vector<std::string> header;
-  for (const auto& c : columns) header.push_back(c.first);
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
+  summary::PrintTextTable(out, columns, rows);
   out << "(olympic means in minutes over the runs of each git revision; times UTC; change = "
          "against the previous revision of the same benchmark and system, SLOWER above +"
       << static_cast<int>(kRegressionThreshold * 100) << "%)\n";

@@ -10,6 +10,7 @@
 #include "core/paths.h"
 #include "core/provenance.h"
 #include "summary/summarize_command.h"
+#include "summary/text_table.h"
 
 namespace trainbench::summary {
 
@@ -186,26 +187,8 @@ void WriteCompareTable(const CompareContext& context, const CompareReport& repor
                       mw.ok ? Format("%g", mw.u) : kNa,
                       mw.ok ? PValue(mw.p_value) + " (" + mw.Method() + ")" : kNa, c.verdict});
     }
-    std::vector<size_t> width(columns.size());
-    for (size_t i = 0; i < columns.size(); ++i) {
-      width[i] = columns[i].first.size();
-      for (const auto& row : rows) width[i] = std::max(width[i], row[i].size());
-    }
-    auto print_row = [&](const std::vector<std::string>& cells) {
-      std::string line;
-      for (size_t i = 0; i < cells.size(); ++i) {
-        if (i > 0) line += "  ";
-        const std::string pad(width[i] - cells[i].size(), ' ');
-        line += columns[i].second ? pad + cells[i] : cells[i] + pad;
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    };
     out << "\n";
-    std::vector<std::string> header;
-    for (const auto& c : columns) header.push_back(c.first);
-    print_row(header);
-    for (const auto& row : rows) print_row(row);
+    PrintTextTable(out, columns, rows);
     out << "(olympic means in minutes; runs = converged/compared)\n";
 
     out << "\nConclusions:\n";

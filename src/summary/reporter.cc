@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "summary/text_table.h"
 
 namespace trainbench::summary {
 
@@ -106,27 +107,8 @@ void ConsoleReporter::Report(const ReportContext& context, const SummaryReport& 
                       s.cv ? Fixed(*s.cv * 100.0, 1) + "%" : std::string(kNa),
                       Fixed(s.mean_epochs, 1), Fixed(s.score, 2), s.Status()});
     }
-    std::vector<size_t> width(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) {
-      width[c] = columns[c].first.size();
-      for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-    }
-    auto print_row = [&](const std::vector<std::string>& cells) {
-      std::string line;
-      for (size_t c = 0; c < cells.size(); ++c) {
-        if (c > 0) line += "  ";
-        const std::string pad(width[c] - cells[c].size(), ' ');
-        line += columns[c].second ? pad + cells[c] : cells[c] + pad;
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out_ << line << "\n";
-    };
     out_ << "\n";
-    std::vector<std::string> header;
-    header.reserve(columns.size());
-    for (const auto& c : columns) header.push_back(c.first);
-    print_row(header);
-    for (const auto& row : rows) print_row(row);
+    PrintTextTable(out_, columns, rows);
     out_ << "(times in minutes; cv = sample stddev / mean of the converged runs used; "
             "score = reference time / olympic mean)\n";
 
