@@ -6,7 +6,8 @@
 //                  parts: forward+backward alone, the Adam step alone
 //   eval           the whole evaluation (users x 1000 candidates, HR@10 and NDCG@10), with the
 //                  factorised scorer, and with the plain pairwise forward for comparison
-// plus the model's achieved GFLOP/s (MLP GEMMs only; embeddings and element-wise ops aside).
+// plus the model's achieved GFLOP/s (MLP GEMMs only; embeddings and element-wise ops aside)
+// and its fraction of the machine's fp32 GEMM peak measured by the same program (peak_flops.h).
 // Usage: recommendation_bench [--threads T] [--steps N] [--users U] [--items I] [--mf-dim F]
 //        [--layers 256,256,128,64] [--batch B] [--data DIR] [--eval-pairs P]
 #include <ATen/Parallel.h>
@@ -18,6 +19,7 @@
 #include <sstream>
 #include <string>
 
+#include "peak_flops.h"
 #include "data/leave_one_out.h"
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
@@ -130,9 +132,13 @@ int main(int argc, char** argv) {
   }
   const double t_train = Seconds(t0);
   const double sps = steps * batch / t_train;
+  const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
+  std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (%d threads)\n", peak.fp32, peak.bf16, threads);
+  const double train_gflops = sps * 6 * mlp_macs / 1e9;
   std::printf("train_step: %.0f samples/s (%.1f ms/step: forward+backward %.1f ms, adam %.1f ms); "
-              "MLP %.1f GFLOP/s\n",
-              sps, 1e3 * t_train / steps, 1e3 * t_fb / steps, 1e3 * t_opt / steps, sps * 6 * mlp_macs / 1e9);
+              "MLP %.1f GFLOP/s = %.0f%% of the fp32 peak\n",
+              sps, 1e3 * t_train / steps, 1e3 * t_fb / steps, 1e3 * t_opt / steps, train_gflops,
+              100.0 * train_gflops / peak.fp32);
   std::printf("epoch estimate: %.1f s training + %.2f s sampling\n", ex.size() / sps, t_neg);
 
   // Evaluation: the workload's factorised scorer over all users, and the plain forward.
@@ -162,9 +168,15 @@ int main(int argc, char** argv) {
       workloads::AccumulateRanking(s, 10, &sums);
     }
     const double t = Seconds(a);
-    std::printf("eval (%s): %.2f s for %lld users x %lld candidates (%.1f M pairs/s), HR@10 %.4f NDCG@10 %.4f\n",
+    // MLP MACs per pair: the factorised scorer skips the first layer (two table gathers).
+    double pair_macs = static_cast<double>(mf_dim + layers.back());
+    for (size_t k = factorised ? 2 : 1; k < layers.size(); ++k) pair_macs += static_cast<double>(layers[k - 1] * layers[k]);
+    const double gflops = 2.0 * pair_macs * static_cast<double>(d.num_users * c) / t / 1e9;
+    std::printf("eval (%s): %.2f s for %lld users x %lld candidates (%.1f M pairs/s, %.1f GFLOP/s = %.0f%% of the fp32 peak), "
+                "HR@10 %.4f NDCG@10 %.4f\n",
                 factorised ? "factorised" : "pairwise forward", t, static_cast<long long>(d.num_users),
-                static_cast<long long>(c), d.num_users * c / t / 1e6, sums.hits / sums.users, sums.ndcg / sums.users);
+                static_cast<long long>(c), d.num_users * c / t / 1e6, gflops, 100.0 * gflops / peak.fp32,
+                sums.hits / sums.users, sums.ndcg / sums.users);
     return t;
   };
   {

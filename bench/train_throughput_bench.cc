@@ -3,7 +3,8 @@
 //   model_only      forward + backward + SGD step on a fixed in-memory batch (compute ceiling)
 //   full_step       the workload's real loop: BatchLoader with augmentation + the step
 //   eval            forward only, batch 1000 (the per-epoch evaluation)
-// plus the model's achieved GFLOP/s (3x forward MACs x 2 for training).
+// plus the model's achieved GFLOP/s (3x forward MACs x 2 for training) and its fraction of the
+// machine's fp32 GEMM peak, measured by the same program (peak_flops.h, fp32 and bf16).
 // Usage: train_throughput_bench [--threads T] [--loader-threads L] [--steps N] [--width W]
 #include <torch/torch.h>
 
@@ -17,6 +18,7 @@
 #include "data/fashion_mnist_dataset.h"
 #include "data/idx_reader.h"
 #include "models/resnet.h"
+#include "peak_flops.h"
 
 using namespace trainbench;
 
@@ -58,6 +60,9 @@ int main(int argc, char** argv) {
   std::printf("threads=%d loader_threads=%d batch=%d width=%d steps=%d\n", threads, loader_threads, batch,
               width, steps);
 
+  const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
+  std::printf("peak         gemm_2048_fp32_gflop_per_s=%.1f  gemm_2048_bf16_gflop_per_s=%.1f\n", peak.fp32, peak.bf16);
+
   // model_only
   auto x = torch::randn({batch, 1, 28, 28});
   auto y = torch::randint(0, 10, {batch});
@@ -67,7 +72,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < steps; ++i) step(x, y);
   double s = Seconds(t0);
   double ips = steps * batch / s;
-  std::printf("model_only   images_per_s=%.0f  gflop_per_s=%.1f\n", ips, ips * train_flop_per_image / 1e9);
+  std::printf("model_only   images_per_s=%.0f  gflop_per_s=%.1f  fraction_of_fp32_peak=%.2f\n", ips,
+              ips * train_flop_per_image / 1e9, ips * train_flop_per_image / 1e9 / peak.fp32);
 
   // full_step with the real data pipeline
   auto split = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(data::kFashionMnistSystemDir, "train"));
@@ -96,7 +102,8 @@ int main(int argc, char** argv) {
   }
   s = Seconds(t0);
   ips = done * batch / s;
-  std::printf("full_step    images_per_s=%.0f  gflop_per_s=%.1f\n", ips, ips * train_flop_per_image / 1e9);
+  std::printf("full_step    images_per_s=%.0f  gflop_per_s=%.1f  fraction_of_fp32_peak=%.2f\n", ips,
+              ips * train_flop_per_image / 1e9, ips * train_flop_per_image / 1e9 / peak.fp32);
 
   // data pipeline alone, same loader settings
   loader.StartEpoch(2);
