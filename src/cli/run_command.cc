@@ -149,6 +149,12 @@ struct RunPlan {
     std::unique_ptr<train::Workload> w = workloads::CreateWorkload(p.def.name, p.scale->scale);
     train::RunOutcome out = train::RunBenchmark(*w, ctx, s, log, &g_interrupt);
     code = out.interrupted ? kExitInterrupted : (out.success ? kExitOk : kExitFailure);
+    if (out.other_cpu_share > 0.10) {
+      std::fprintf(stderr,
+                   "trainbench: warning: other processes used %.0f%% of the machine's CPU during run %d; "
+                   "its time is not representative of this system (trainbench_cpu_share in the log)\n",
+                   100.0 * out.other_cpu_share, run_number);
+    }
     if (out.reason == "error" || out.reason == "init failed") {
       std::cerr << "trainbench: run " << run_number << " failed: see run_stop in the log\n";
     }

@@ -37,6 +37,8 @@ inline constexpr const char* kTrainbenchProvenance = "trainbench_provenance";
 inline constexpr const char* kTrainbenchBenchmark = "trainbench_benchmark";
 inline constexpr const char* kTrainbenchScale = "trainbench_scale";
 inline constexpr const char* kTrainbenchQualityTarget = "trainbench_quality_target";
+// {"own": f, "other": f}: shares of the machine's CPU time over the timed region (cpu_share.h).
+inline constexpr const char* kTrainbenchCpuShare = "trainbench_cpu_share";
 
 // Metadata fields.
 inline constexpr const char* kMdEpochNum = "epoch_num";

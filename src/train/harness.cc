@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <optional>
 
+#include "core/cpu_share.h"
 #include "core/mllog_keys.h"
 #include "core/provenance.h"
 
@@ -112,7 +114,17 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
   const core::ScaleDef& scale = *s.scale;
   bool run_started = false;
   int64_t run_start_ms = 0;
+  std::optional<core::CpuTimes> cpu_at_start;
   auto stop = [&](const std::string& status, const std::string& reason, const std::string& error) {
+    if (run_started && cpu_at_start) {
+      // Who had the machine during the timed region (a busy machine makes a slow run).
+      if (auto now = core::ReadCpuTimes()) {
+        if (auto share = core::CpuShareBetween(*cpu_at_start, *now)) {
+          TB_MLLOG_EVENT(log, k::kTrainbenchCpuShare, Json({{"own", share->own}, {"other", share->other}}));
+          out.other_cpu_share = share->other;
+        }
+      }
+    }
     Json md = {{k::kMdStatus, status}};
     if (!error.empty()) md["error"] = error;
     if (!run_started) {
@@ -172,6 +184,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
   run_start_ms = log.NowMs();
   TB_MLLOG_START(log, k::kRunStart);
   run_started = true;
+  cpu_at_start = core::ReadCpuTimes();
   auto run_start = SteadyClock::now();
   Control run_control(s, interrupt, run_start);
   int epoch = 0;

@@ -4,7 +4,8 @@
 // gradient_accumulation_steps, the workload's hyperparameters, init_stop, run_start,
 // train_samples, eval_samples, the workload's data facts (LoggedDataFacts), then per block of `eval_every_epochs` epochs block_start,
 // epoch_start/epoch_stop per epoch, block_stop, eval_start, eval_stop, eval_accuracy, and last
-// run_stop with status success (quality target reached) or aborted (epoch limit, step budget,
+// trainbench_cpu_share (this process's and other processes' shares of the machine's CPU over the
+// timed region) and run_stop with status success (quality target reached) or aborted (epoch limit, step budget,
 // interrupt, or an exception from the workload, whose message goes into run_stop's metadata).
 // Threading: call from one thread; `interrupt` may be set from a signal handler.
 #pragma once
@@ -44,6 +45,9 @@ struct RunOutcome {
   int epochs = 0;             // epochs trained
   double last_eval = 0;       // last evaluated metric value
   bool interrupted = false;
+  // Share of the machine's CPU time that other processes used during the timed region
+  // (trainbench_cpu_share, logged before run_stop); negative when it could not be measured.
+  double other_cpu_share = -1;
 };
 
 // Runs `workload` once. `ctx` carries the seed, threads and device. Never throws for a failure

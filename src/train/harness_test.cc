@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <stdexcept>
 #include <vector>
 
@@ -121,6 +123,33 @@ TEST(Harness, StopsAtTheQualityTargetWithSuccess) {
   EXPECT_EQ(log.Find("trainbench_provenance")->value["framework"], "fake");
   EXPECT_EQ(w.calls, (std::vector<std::string>{"init", "load", "train1", "eval1", "train2", "eval2",
                                                "train3", "eval3"}));
+}
+
+// A workload whose epochs keep a core busy for ~50 ms, so the CPU clock ticks (10 ms) advance.
+class BusyWorkload : public FakeWorkload {
+ public:
+  void TrainEpoch(int epoch, TrainControl& control) override {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    volatile double x = 0;
+    while (std::chrono::steady_clock::now() < end) x = x + 1.0;
+    FakeWorkload::TrainEpoch(epoch, control);
+  }
+};
+
+TEST(Harness, LogsTheCpuSharesOfTheTimedRegionBeforeRunStop) {
+  Fixture f;
+  BusyWorkload w;
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  auto log = f.Parsed();
+  ASSERT_GE(log.records.size(), 2u);
+  const auto& share = log.records[log.records.size() - 2];
+  ASSERT_EQ(share.key, "trainbench_cpu_share");
+  for (const char* k : {"own", "other"}) {
+    ASSERT_TRUE(share.value[k].is_number()) << k;
+    EXPECT_GE(share.value[k].get<double>(), 0.0) << k;
+    EXPECT_LE(share.value[k].get<double>(), 1.0) << k;
+  }
+  EXPECT_DOUBLE_EQ(o.other_cpu_share, share.value["other"].get<double>());
 }
 
 TEST(Harness, EpochLimitEndsAborted) {
