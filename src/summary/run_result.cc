@@ -186,6 +186,17 @@ std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
       }
       warnings->push_back({log.path, e.line_no, msg});
     }
+    // A run that shared the machine (trainbench_cpu_share) may be slow for reasons outside the
+    // system under test.
+    if (const auto* share = log.Find(core::keys::kTrainbenchCpuShare)) {
+      const core::Json& other = share->value.is_object() ? share->value.value("other", core::Json()) : core::Json();
+      if (other.is_number() && other.get<double>() > kBusyMachineShare) {
+        warnings->push_back({log.path, share->line_no,
+                             "other processes used " + std::to_string(static_cast<int>(other.get<double>() * 100 + 0.5)) +
+                                 "% of the machine's CPU during this run (trainbench_cpu_share): its time may not be "
+                                 "representative"});
+      }
+    }
     // Identical duplicates (several ranks logging) are expected in v0.5 logs; distinct times are
     // worth a word.
     for (size_t i = 1; i < starts.size(); ++i) {

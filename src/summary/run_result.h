@@ -54,7 +54,8 @@ struct FileIssue {
 // usable run: no log lines, no run_start or no run_stop, or run_stop before run_start (the
 // first malformed line, if any, is named as the likely cause). Caveats on a usable run are
 // appended to *warnings: malformed lines elsewhere (one warning per file, at the first such
-// line, counting the others) and run_start events with different times.
+// line, counting the others), run_start events with different times, and a run during which
+// other processes used more than kBusyMachineShare of the machine's CPU.
 //
 // Rules: time = last run_stop - first run_start (duplicated lines from several ranks widen,
 // never shorten, the interval). Converged: MLLOG run_stop metadata.status == "success";
@@ -64,6 +65,10 @@ struct FileIssue {
 // the "epoch" of the last eval_accuracy, else the value of the last train_epoch. Seed: MLLOG
 // `seed`, legacy `run_set_random_seed`. Final accuracy: the last eval_accuracy value (legacy:
 // its "value" field).
+// Above this share of the machine's CPU taken by other processes during a run
+// (trainbench_cpu_share.other), ExtractRun warns that the run's time may not be representative.
+inline constexpr double kBusyMachineShare = 0.10;
+
 std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
                                     std::vector<FileIssue>* warnings);
 
