@@ -128,18 +128,6 @@ core::Json IntervalToJson(const RatioInterval& ci, bool reciprocal) {
   return j;
 }
 
-core::Json IssuesToJson(const std::vector<FileIssue>& issues) {
-  core::Json a = core::Json::array();
-  for (const auto& i : issues) {
-    core::Json j = core::Json::object();
-    j["file"] = i.path;
-    j["line"] = i.line > 0 ? core::Json(i.line) : core::Json(nullptr);
-    j["reason"] = i.message;
-    a.push_back(j);
-  }
-  return a;
-}
-
 core::Json OnlyToJson(const std::vector<BenchmarkSummary>& only) {
   core::Json a = core::Json::array();
   for (const auto& s : only) {
@@ -271,9 +259,9 @@ core::Json CompareToJson(const CompareContext& context, const CompareReport& rep
   doc["comparisons"] = comparisons;
   doc["only_in_a"] = OnlyToJson(report.only_a);
   doc["only_in_b"] = OnlyToJson(report.only_b);
-  doc["skipped"] = {{"a", IssuesToJson(report.skipped_a)}, {"b", IssuesToJson(report.skipped_b)}};
-  doc["warnings"] = {{"a", IssuesToJson(report.warnings_a)},
-                     {"b", IssuesToJson(report.warnings_b)}};
+  doc["skipped"] = {{"a", FileIssuesToJson(report.skipped_a)}, {"b", FileIssuesToJson(report.skipped_b)}};
+  doc["warnings"] = {{"a", FileIssuesToJson(report.warnings_a)},
+                     {"b", FileIssuesToJson(report.warnings_b)}};
   return doc;
 }
 

@@ -37,18 +37,6 @@ core::Json OptionalString(const std::string& s) {
   return s.empty() ? core::Json(nullptr) : core::Json(s);
 }
 
-core::Json IssuesToJson(const std::vector<FileIssue>& issues) {
-  core::Json a = core::Json::array();
-  for (const auto& i : issues) {
-    core::Json j = core::Json::object();
-    j["file"] = i.path;
-    j["line"] = i.line > 0 ? core::Json(i.line) : core::Json(nullptr);
-    j["reason"] = i.message;
-    a.push_back(j);
-  }
-  return a;
-}
-
 const char* FormatName(core::LogFormat f) {
   switch (f) {
     case core::LogFormat::kMllog:
@@ -197,8 +185,8 @@ core::Json SummaryToJson(const ReportContext& context, const SummaryReport& repo
     results.push_back(r);
   }
   doc["results"] = results;
-  doc["skipped"] = IssuesToJson(report.skipped);
-  doc["warnings"] = IssuesToJson(report.warnings);
+  doc["skipped"] = FileIssuesToJson(report.skipped);
+  doc["warnings"] = FileIssuesToJson(report.warnings);
   return doc;
 }
 

@@ -212,4 +212,16 @@ std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
   return run;
 }
 
+core::Json FileIssuesToJson(const std::vector<FileIssue>& issues) {
+  core::Json a = core::Json::array();
+  for (const auto& i : issues) {
+    core::Json j = core::Json::object();
+    j["file"] = i.path;
+    j["line"] = i.line > 0 ? core::Json(i.line) : core::Json(nullptr);
+    j["reason"] = i.message;
+    a.push_back(j);
+  }
+  return a;
+}
+
 }  // namespace trainbench::summary

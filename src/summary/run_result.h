@@ -50,6 +50,9 @@ struct FileIssue {
   std::string ToString() const;
 };
 
+// [{"file": path, "line": n or null, "reason": message}, ...] for the JSON reporters.
+core::Json FileIssuesToJson(const std::vector<FileIssue>& issues);
+
 // Extracts the run from a parsed log. Returns nullopt and fills *skip when the log has no
 // usable run: no log lines, no run_start or no run_stop, or run_stop before run_start (the
 // first malformed line, if any, is named as the likely cause). Caveats on a usable run are
