@@ -26,10 +26,7 @@ namespace {
 // Applies `--set key=value` overrides to the generator's options; throws naming the key.
 data::SyntheticRatingsOptions GeneratorOptions(const std::vector<std::string>& set) {
   data::SyntheticRatingsOptions g;
-  for (const auto& kv : set) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw core::Error("--set \"" + kv + "\": expected key=value");
-    const std::string key = kv.substr(0, eq), v = kv.substr(eq + 1);
+  for (const auto& [key, v] : core::ParseOverrides(set)) {
     try {
       size_t used = 0;
       auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };

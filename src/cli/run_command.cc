@@ -62,18 +62,6 @@ int NextFreeIndex(const std::string& dir) {
   }
 }
 
-std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>& set) {
-  std::map<std::string, std::string> out;
-  for (const auto& kv : set) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw core::Error("--set \"" + kv + "\": expected key=value");
-    }
-    out[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return out;
-}
-
 // Line sink writing straight to a file descriptor: every line reaches the kernel at once.
 class FdSink {
  public:
@@ -228,7 +216,7 @@ int RunRun(const RunOptions& o) {
   p.def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
   p.scale = &p.def.Scale(o.scale);
   p.division = core::ParseDivision(o.division);
-  p.config = core::ResolveConfig(*p.scale, ParseOverrides(o.set), p.division);
+  p.config = core::ResolveConfig(*p.scale, core::ParseOverrides(o.set), p.division);
   if (o.runs < 0) throw core::Error("--runs must be >= 1");
   if (o.threads < 0) throw core::Error("--threads must be >= 1");
   if (o.loader_threads < 0) throw core::Error("--loader-threads must be >= 0");

@@ -267,6 +267,18 @@ BenchmarkDef FindBenchmark(const std::string& dir, const std::string& name) {
   throw Error("unknown benchmark \"" + name + "\" (known: " + known + ")");
 }
 
+std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>& set) {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : set) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("--set \"" + kv + "\": expected key=value");
+    }
+    out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
 ResolvedConfig ResolveConfig(const ScaleDef& scale, const std::map<std::string, std::string>& overrides,
                              Division division) {
   ResolvedConfig out;

@@ -77,6 +77,10 @@ struct ResolvedConfig {
   Json effective;  // every hyperparameter with its effective, typed value
 };
 
+// `--set key=value` arguments -> {key: value} (a repeated key: the last one). Throws core::Error
+// naming the argument when it has no '=' or an empty key.
+std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>& set);
+
 // Applies `overrides` (key -> text as given on the command line) to the scale's reference
 // hyperparameters. Throws core::Error naming the key for an unknown key, a value of the wrong
 // type, out of range, or not allowed in the division.

@@ -8,6 +8,24 @@
 
 namespace trainbench::core {
 
+const char* LogFormatName(LogFormat f) {
+  switch (f) {
+    case LogFormat::kMllog:
+      return "mllog";
+    case LogFormat::kLegacyV05:
+      return "mlperf_v0.5";
+    case LogFormat::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+LogFormat ParseLogFormatName(const std::string& name) {
+  if (name == "mllog") return LogFormat::kMllog;
+  if (name == "mlperf_v0.5") return LogFormat::kLegacyV05;
+  return LogFormat::kUnknown;
+}
+
 namespace {
 
 constexpr const char* kMllogMarker = ":::MLLOG";

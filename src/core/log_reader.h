@@ -17,6 +17,10 @@
 namespace trainbench::core {
 
 enum class LogFormat { kUnknown, kMllog, kLegacyV05 };
+// "mllog", "mlperf_v0.5", "unknown": the names reports and the results history store.
+const char* LogFormatName(LogFormat f);
+// The inverse of LogFormatName; kUnknown for any other text.
+LogFormat ParseLogFormatName(const std::string& name);
 
 struct LogRecord {
   int line_no = 0;        // 1-based line number in the file

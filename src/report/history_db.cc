@@ -43,24 +43,6 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_benchmark ON runs (log_name, trainbench_benchmark, system);
 )sql";
 
-const char* FormatName(core::LogFormat f) {
-  switch (f) {
-    case core::LogFormat::kMllog:
-      return "mllog";
-    case core::LogFormat::kLegacyV05:
-      return "mlperf_v0.5";
-    case core::LogFormat::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
-core::LogFormat ParseFormat(const std::string& s) {
-  if (s == "mllog") return core::LogFormat::kMllog;
-  if (s == "mlperf_v0.5") return core::LogFormat::kLegacyV05;
-  return core::LogFormat::kUnknown;
-}
-
 // A prepared statement, finalized on scope exit.
 class Statement {
  public:
@@ -205,7 +187,7 @@ ImportCounts HistoryDb::Import(const std::vector<HistoryRun>& runs, int64_t now_
       ins.Reset();
       ins.Bind(1, h.content_hash);
       ins.Bind(2, r.path);
-      ins.Bind(3, std::string(FormatName(r.format)));
+      ins.Bind(3, std::string(core::LogFormatName(r.format)));
       ins.Bind(4, r.log_name);
       ins.Bind(5, r.trainbench_benchmark);
       ins.Bind(6, r.scale);
@@ -254,7 +236,7 @@ std::vector<HistoryRun> HistoryDb::Runs() const {
     h.content_hash = q.Text(0);
     summary::RunResult& r = h.run;
     r.path = q.Text(1);
-    r.format = ParseFormat(q.Text(2));
+    r.format = core::ParseLogFormatName(q.Text(2));
     r.log_name = q.Text(3);
     r.trainbench_benchmark = q.Text(4);
     r.scale = q.Text(5);

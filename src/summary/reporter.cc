@@ -37,18 +37,6 @@ core::Json OptionalString(const std::string& s) {
   return s.empty() ? core::Json(nullptr) : core::Json(s);
 }
 
-const char* FormatName(core::LogFormat f) {
-  switch (f) {
-    case core::LogFormat::kMllog:
-      return "mllog";
-    case core::LogFormat::kLegacyV05:
-      return "mlperf_v0.5";
-    case core::LogFormat::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -169,7 +157,7 @@ core::Json SummaryToJson(const ReportContext& context, const SummaryReport& repo
       const RunResult& run = s.runs[i];
       core::Json j = core::Json::object();
       j["file"] = run.path;
-      j["format"] = FormatName(run.format);
+      j["format"] = core::LogFormatName(run.format);
       j["start_time_ms"] = run.start_ms;
       j["minutes"] = run.minutes;
       j["converged"] = run.converged;
