@@ -143,14 +143,8 @@ int main(int argc, char** argv) {
 
   // Evaluation: the workload's factorised scorer over all users, and the plain forward.
   const int64_t c = 1 + d.eval_negatives;
-  std::vector<int64_t> cand(static_cast<size_t>(d.num_users * c));
-  for (int64_t u = 0; u < d.num_users; ++u) {
-    cand[static_cast<size_t>(u * c)] = d.test_items[static_cast<size_t>(u)];
-    for (int k = 0; k < d.eval_negatives; ++k) {
-      cand[static_cast<size_t>(u * c + 1 + k)] = d.eval_negative_items[static_cast<size_t>(u * d.eval_negatives + k)];
-    }
-  }
-  torch::Tensor candidates = torch::from_blob(cand.data(), {d.num_users, c}, torch::kInt64);
+  std::vector<int32_t> cand = d.EvalCandidates();
+  torch::Tensor candidates = torch::from_blob(cand.data(), {d.num_users, c}, torch::kInt32).to(torch::kInt64);
   m->eval();
   torch::NoGradGuard ng;
   const int64_t chunk = std::max<int64_t>(1, eval_pairs / c);

@@ -54,6 +54,18 @@ bool LeaveOneOutDataset::HasRated(int64_t u, int32_t i) const {
   return std::binary_search(b, e, i);
 }
 
+std::vector<int32_t> LeaveOneOutDataset::EvalCandidates() const {
+  const auto c = static_cast<size_t>(1 + eval_negatives);
+  const auto n = static_cast<size_t>(eval_negatives);
+  std::vector<int32_t> out(static_cast<size_t>(num_users) * c);
+  for (size_t u = 0; u < static_cast<size_t>(num_users); ++u) {
+    out[u * c] = test_items[u];
+    std::copy_n(eval_negative_items.begin() + static_cast<std::ptrdiff_t>(u * n), n,
+                out.begin() + static_cast<std::ptrdiff_t>(u * c + 1));
+  }
+  return out;
+}
+
 LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOutOptions& o) {
   if (o.min_ratings < 2) throw core::Error("leave-one-out: min_ratings must be >= 2 (one test, one training rating)");
   if (o.eval_negatives < 1) throw core::Error("leave-one-out: eval_negatives must be >= 1");

@@ -56,6 +56,9 @@ struct LeaveOneOutDataset {
   int64_t num_train() const { return static_cast<int64_t>(train_items.size()); }
   // True when user u rated item i (training or test). O(log n).
   bool HasRated(int64_t u, int32_t i) const;
+  // The evaluation's candidates, num_users x (1 + eval_negatives) row-major: per user the
+  // held-out test item (column 0), then its evaluation negatives.
+  std::vector<int32_t> EvalCandidates() const;
 };
 
 // Throws core::Error naming the file (table.path) and line for a user with too few ratings

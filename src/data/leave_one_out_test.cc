@@ -57,6 +57,8 @@ TEST(LeaveOneOutTest, SplitsEachUsersLatestRatingOff) {
   ASSERT_EQ(d.eval_negative_items.size(), 2u);
   EXPECT_EQ(d.eval_negative_items[0], 3);
   EXPECT_FALSE(d.HasRated(1, d.eval_negative_items[1]));
+  // Candidates per user: the test item, then the negatives.
+  EXPECT_EQ(d.EvalCandidates(), (std::vector<int32_t>{1, 3, 0, d.eval_negative_items[1]}));
 }
 
 TEST(LeaveOneOutTest, TiesGoToTheLaterLine) {

@@ -124,20 +124,22 @@ class Recommendation : public train::Workload {
 
   void LoadData() override {
     const std::string path = data::RatingsCsvPath(ctx_.data_dir);
-    table_ = data::ReadRatingsCsv(path);
     data::LeaveOneOutOptions lo;
     lo.min_ratings = min_ratings_;
     lo.sparse_users = sparse_users_ == "error" ? data::SparseUserPolicy::kError : data::SparseUserPolicy::kDrop;
     lo.eval_negatives = eval_neg_;
     lo.eval_seed = eval_seed_;
     lo.threads = std::max(1, ctx_.threads);
-    data_ = data::BuildLeaveOneOut(table_, lo);
-    const size_t ratings = table_.ratings.size();
-    const uint64_t hash = table_.content_hash;
-    table_ = data::RatingsTable{};  // the split holds all the run needs
+    uint64_t hash = 0;
+    {
+      // The table is freed once split: the split holds all the run needs.
+      const data::RatingsTable table = data::ReadRatingsCsv(path);
+      hash = table.content_hash;
+      data_ = data::BuildLeaveOneOut(table, lo);
+    }
     dataset_fact_ = Json{{"path", path},
                          {"content_fnv1a64", HashHex(hash)},
-                         {"ratings", ratings},
+                         {"ratings", data_.ratings_read},
                          {"users", data_.num_users},
                          {"items", data_.num_items},
                          {"train_positives", data_.num_train()},
@@ -158,13 +160,7 @@ class Recommendation : public train::Workload {
     }
 
     // Evaluation candidates, [users, 1 + eval_negatives]: column 0 the held-out positive.
-    const int64_t c = 1 + eval_neg_;
-    std::vector<int32_t> cand(static_cast<size_t>(data_.num_users * c));
-    for (int64_t u = 0; u < data_.num_users; ++u) {
-      cand[static_cast<size_t>(u * c)] = data_.test_items[static_cast<size_t>(u)];
-      std::copy_n(data_.eval_negative_items.begin() + u * eval_neg_, eval_neg_, cand.begin() + u * c + 1);
-    }
-    candidates_ = ToLongTensor(cand, device_).view({data_.num_users, c});
+    candidates_ = ToLongTensor(data_.EvalCandidates(), device_).view({data_.num_users, 1 + eval_neg_});
     data_.eval_negative_items.clear();
     data_.eval_negative_items.shrink_to_fit();
   }
@@ -257,7 +253,6 @@ class Recommendation : public train::Workload {
   int num_neg_ = 4, eval_neg_ = 999, min_ratings_ = 20, train_threads_ = 1, eval_threads_ = 1;
   uint64_t eval_seed_ = 0;
   std::vector<int64_t> layers_;
-  data::RatingsTable table_;
   data::LeaveOneOutDataset data_;
   data::TrainExamples examples_;
   Json dataset_fact_ = Json::object();
