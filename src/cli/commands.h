@@ -43,6 +43,13 @@ struct RunOptions {
   std::vector<std::string> set;  // key=value hyperparameter overrides
   long long max_steps = -1;     // step budget per run (testing); -1: none
   bool progress = true;
+  // Data parallelism (dist/rendezvous.h): --nproc N local processes, or one member of a job on
+  // several machines (--rank, --world-size, --master, or a launcher's environment).
+  int nproc = 0;
+  int rank = -1;
+  int world_size = -1;
+  std::string master;
+  double dist_timeout = 120;    // seconds: bound on connecting and on any one collective
 };
 int RunRun(const RunOptions& o);
 

@@ -52,6 +52,12 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--device", run.device, "cpu or cuda[:N]")->capture_default_str();
   run_cmd->add_option("--set", run.set, "Hyperparameter override key=value (repeatable)");
   run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)");
+  run_cmd->add_option("--nproc", run.nproc, "Data-parallel: start N worker processes on this machine (Gloo)");
+  run_cmd->add_option("--rank", run.rank, "Data-parallel over machines: this process's rank (or RANK, OMPI_COMM_WORLD_RANK, ...)");
+  run_cmd->add_option("--world-size", run.world_size, "Data-parallel over machines: number of ranks (or WORLD_SIZE, ...)");
+  run_cmd->add_option("--master", run.master, "Data-parallel over machines: rank 0's ADDR:PORT (or MASTER_ADDR, MASTER_PORT)");
+  run_cmd->add_option("--dist-timeout", run.dist_timeout, "Seconds a rank waits for the others before the run aborts")
+      ->capture_default_str();
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "No live progress line on stderr");
 

@@ -12,11 +12,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -28,6 +30,8 @@
 #include "core/mllog.h"
 #include "core/mllog_keys.h"
 #include "core/paths.h"
+#include "dist/connect.h"
+#include "dist/rendezvous.h"
 #include "train/harness.h"
 #include "workloads/registry.h"
 
@@ -92,11 +96,13 @@ struct RunPlan {
   std::string system;
   std::string data_dir;
   int threads = 1;
+  dist::Rendezvous rendezvous;  // master_port: the store's actual port
 };
 
 // Runs in the forked worker. Never returns.
+// `fd`: where the MLLOG log goes (rank 0), or -1 (other ranks: no log).
 [[noreturn]] void WorkerMain(const RunOptions& o, const RunPlan& p, int fd, uint64_t seed, int run_number,
-                             int run_count) {
+                             int run_count, int rank, const std::vector<int>& siblings) {
   struct sigaction sa {};
   sa.sa_handler = WorkerSigint;
   sigemptyset(&sa.sa_mask);
@@ -104,7 +110,9 @@ struct RunPlan {
   ::sigaction(SIGTERM, &sa, nullptr);
   int code = kExitFailure;
   {
-    core::Logger log{FdSink{fd}};
+    std::function<void(const std::string&)> sink = [](const std::string&) {};
+    if (fd >= 0) sink = FdSink{fd};
+    core::Logger log{sink};
     train::RunContext ctx;
     ctx.benchmark = p.def.name;
     ctx.scale = p.scale;
@@ -114,6 +122,8 @@ struct RunPlan {
     ctx.threads = p.threads;
     ctx.loader_threads = o.loader_threads;
     ctx.device = o.device;
+    ctx.rank = rank;
+    ctx.world_size = p.rendezvous.world_size;
     train::RunSettings s;
     s.benchmark = &p.def;
     s.scale = p.scale;
@@ -128,26 +138,46 @@ struct RunPlan {
     req["loader_threads"] = o.loader_threads;
     req["device"] = o.device;
     if (!o.data_dir.empty()) req["data_dir"] = o.data_dir;
+    if (o.nproc > 0) req["nproc"] = o.nproc;
+    if (p.rendezvous.mode == dist::LaunchMode::kMember) req["world_size"] = p.rendezvous.world_size;
     s.requested_config = req;
+    if (p.rendezvous.world_size > 1) {
+      s.setup = [&p, rank, run_number](train::RunContext& c) {
+        dist::Rendezvous me = p.rendezvous;
+        me.rank = rank;
+        // Local workers talk over loopback; members bind to the host's (or GLOO_SOCKET_IFNAME's) address.
+        const std::string bind = me.mode == dist::LaunchMode::kLocal ? "127.0.0.1" : "";
+        c.group = dist::ConnectGroup(me, "run" + std::to_string(run_number) + "/", bind);
+        c.dist_info = Json{{"backend", "gloo"},
+                           {"rendezvous", dist::Describe(p.rendezvous)},
+                           {"timeout_s", p.rendezvous.timeout_s},
+                           {"gradients", "averaged over ranks, bucketed all-reduce overlapped with backward"}};
+      };
+    }
     s.max_steps = o.max_steps;
     s.run_number = run_number;
     s.run_count = run_count;
-    s.progress = o.progress ? &std::cerr : nullptr;
+    s.progress = (o.progress && rank == 0) ? &std::cerr : nullptr;
+    s.sibling_pids = siblings;
     s.progress_is_tty = ::isatty(STDERR_FILENO);
     std::unique_ptr<train::Workload> w = workloads::CreateWorkload(p.def.name, p.scale->scale);
     train::RunOutcome out = train::RunBenchmark(*w, ctx, s, log, &g_interrupt);
     code = out.interrupted ? kExitInterrupted : (out.success ? kExitOk : kExitFailure);
-    if (out.other_cpu_share > 0.10) {
+    if (out.other_cpu_share > 0.10 && fd >= 0) {
       std::fprintf(stderr,
                    "trainbench: warning: other processes used %.0f%% of the machine's CPU during run %d; "
                    "its time is not representative of this system (trainbench_cpu_share in the log)\n",
                    100.0 * out.other_cpu_share, run_number);
     }
     if (out.reason == "error" || out.reason == "init failed") {
-      std::cerr << "trainbench: run " << run_number << " failed: see run_stop in the log\n";
+      if (fd >= 0) {
+        std::cerr << "trainbench: run " << run_number << " failed: see run_stop in the log\n";
+      } else {
+        std::cerr << "trainbench: rank " << rank << ": run " << run_number << " failed: " << out.error << "\n";
+      }
     }
   }
-  ::close(fd);
+  if (fd >= 0) ::close(fd);
   std::cout.flush();
   std::cerr.flush();
   ::_exit(code);
@@ -211,6 +241,127 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
 
 }  // namespace
 
+// The launcher's side of one run's worker processes (one, or --nproc of them).
+struct Workers {
+  std::vector<pid_t> pids;        // by local rank
+  std::vector<int> status;        // wait statuses
+};
+
+// Forks one worker per local rank; rank 0 (when local) gets the log's fd. The last rank is
+// forked first, so that the first (which writes the log) knows its siblings' pids.
+Workers StartWorkers(const RunOptions& o, const RunPlan& p, int fd, uint64_t seed, int r, int runs,
+                     const std::vector<int>& ranks) {
+  Workers w;
+  w.pids.assign(ranks.size(), 0);
+  std::vector<int> siblings;
+  for (size_t i = ranks.size(); i-- > 0;) {
+    const int rank = ranks[i];
+    std::cout.flush();
+    std::cerr.flush();
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      for (pid_t q : w.pids) {
+        if (q > 0) ::kill(q, SIGKILL);
+      }
+      throw core::Error(std::string("fork failed: ") + std::strerror(errno));
+    }
+    if (pid == 0) WorkerMain(o, p, rank == 0 ? fd : -1, seed, r, runs, rank, siblings);
+    w.pids[i] = pid;
+    siblings.push_back(pid);
+  }
+  w.status.assign(w.pids.size(), 0);
+  return w;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+// Waits for every worker. Once one has ended, the others get the collective timeout plus a
+// grace period to end too (a rank that died makes the others' next collective fail; a rank
+// that hangs makes it time out); whoever is left after that is killed, so a run never hangs.
+void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
+  const size_t n = w.pids.size();
+  std::vector<bool> done(n, false);
+  size_t left = n;
+  bool forwarded = false;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  while (left > 0) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, n == 1 ? 0 : WNOHANG);
+    if (pid > 0) {
+      for (size_t i = 0; i < n; ++i) {
+        if (w.pids[i] == pid && !done[i]) {
+          done[i] = true;
+          w.status[i] = status;
+          --left;
+          bool clean = WIFEXITED(status) && (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitFailure ||
+                                             WEXITSTATUS(status) == kExitInterrupted);
+          if (n > 1 && !clean) {
+            std::fprintf(stderr, "trainbench: rank %d (pid %d) %s\n", ranks[i], static_cast<int>(pid),
+                         DescribeExit(status).c_str());
+          }
+          if (!deadline) {
+            deadline = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<int64_t>((timeout_s + 30.0) * 1000));
+          }
+        }
+      }
+      continue;
+    }
+    if (pid < 0 && errno != EINTR && errno != ECHILD) break;
+    if (pid < 0 && errno == ECHILD) break;
+    if (g_parent_interrupt && !forwarded) {
+      // SIGTERM to us, or SIGINT from outside the process group: pass it on.
+      for (size_t i = 0; i < n; ++i) {
+        if (!done[i]) ::kill(w.pids[i], SIGINT);
+      }
+      forwarded = true;
+    }
+    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+      for (size_t i = 0; i < n; ++i) {
+        if (done[i]) continue;
+        std::fprintf(stderr,
+                     "trainbench: rank %d (pid %d) did not end within %.0f s of another rank ending; killing it\n",
+                     ranks[i], static_cast<int>(w.pids[i]), timeout_s + 30.0);
+        ::kill(w.pids[i], SIGKILL);
+      }
+      deadline.reset();
+    }
+    if (n > 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// "benchmark=..., scale=..., ..." of what must match on every rank of a job.
+std::string JobFingerprint(const RunOptions& o, const RunPlan& p, int runs) {
+  Json j = {{"benchmark", p.def.name}, {"scale", p.scale->scale},  {"division", o.division},
+            {"runs", runs},            {"config", p.config.effective}, {"max_steps", o.max_steps},
+            {"world_size", p.rendezvous.world_size}};
+  return j.dump();
+}
+
+// The first top-level key whose value differs between two fingerprints.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  Json ja = Json::parse(a), jb = Json::parse(b);
+  for (auto it = ja.begin(); it != ja.end(); ++it) {
+    if (!jb.contains(it.key()) || jb[it.key()] != it.value()) {
+      if (it.value().is_object() && jb.contains(it.key()) && jb[it.key()].is_object()) {
+        for (auto k = it.value().begin(); k != it.value().end(); ++k) {
+          if (!jb[it.key()].contains(k.key()) || jb[it.key()][k.key()] != k.value()) {
+            return it.key() + "." + k.key() + " (rank 0: " + jb[it.key()].value(k.key(), Json()).dump() +
+                   ", here: " + k.value().dump() + ")";
+          }
+        }
+      }
+      return it.key() + " (rank 0: " + jb.value(it.key(), Json()).dump() + ", here: " + it.value().dump() + ")";
+    }
+  }
+  return "(no single key)";
+}
+
 int RunRun(const RunOptions& o) {
   RunPlan p;
   p.def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
@@ -223,10 +374,22 @@ int RunRun(const RunOptions& o) {
   if (o.device != "cpu" && o.device.rfind("cuda", 0) != 0) {
     throw core::Error("--device \"" + o.device + "\": expected cpu or cuda[:N]");
   }
+  dist::RendezvousFlags rf;
+  rf.nproc = o.nproc;
+  rf.rank = o.rank;
+  rf.world_size = o.world_size;
+  rf.master = o.master;
+  rf.timeout_s = o.dist_timeout;
+  p.rendezvous = dist::ResolveRendezvous(rf, [](const char* v) { return std::getenv(v); });
+  const dist::Rendezvous& rv = p.rendezvous;
+  const bool member = rv.mode == dist::LaunchMode::kMember;
+  const bool writes_results = !member || rv.rank == 0;
   // Fail before any run starts if the benchmark has no implementation at this scale.
   workloads::CreateWorkload(p.def.name, p.scale->scale);
   const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
-  p.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int local_procs = rv.mode == dist::LaunchMode::kLocal ? rv.world_size : 1;
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  p.threads = o.threads > 0 ? o.threads : std::max(1, cpus / local_procs);
   p.system = o.system.empty() ? DefaultSystemName() : o.system;
   p.data_dir = o.data_dir.empty() ? p.scale->data_dir : o.data_dir;
   if (!fs::is_directory(p.data_dir)) {
@@ -234,12 +397,43 @@ int RunRun(const RunOptions& o) {
                           "dataset folder not found (see `trainbench prepare " + p.def.name + "`, or pass --data)");
   }
   p.dir = o.results + "/" + p.system + "/" + p.def.name;
-  core::MakeDirs(p.dir);
+  if (writes_results) core::MakeDirs(p.dir);
 
   uint64_t base_seed = o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (std::random_device{}() & 0x7fffffff);
-  std::fprintf(stderr, "trainbench: %s (%s scale, %s division): %d run(s), target %s >= %g, results in %s\n",
-               p.def.name.c_str(), p.scale->scale.c_str(), o.division.c_str(), runs,
-               p.scale->metric.c_str(), p.scale->quality_target, p.dir.c_str());
+  // The rendezvous store lives in rank 0's launcher for all runs; the workers of each run meet
+  // under their own key prefix. Members agree on the base seed and check they run the same job.
+  std::unique_ptr<dist::StoreServer> store;
+  if (rv.mode == dist::LaunchMode::kLocal) {
+    store = std::make_unique<dist::StoreServer>("127.0.0.1", 0, rv.world_size, rv.timeout_s);
+    p.rendezvous.master_port = store->port();
+  } else if (member && rv.rank == 0) {
+    store = std::make_unique<dist::StoreServer>(rv.master_addr, rv.master_port, rv.world_size, rv.timeout_s);
+    store->Set("trainbench/base_seed", std::to_string(base_seed));
+    store->Set("trainbench/job", JobFingerprint(o, p, runs));
+  } else if (member) {
+    std::string theirs = dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/job", rv.timeout_s);
+    std::string mine = JobFingerprint(o, p, runs);
+    if (theirs != mine) {
+      throw core::Error("rank " + std::to_string(rv.rank) + " was started with a different job than rank 0: " +
+                        FirstDifference(mine, theirs));
+    }
+    base_seed = std::stoull(dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/base_seed", rv.timeout_s));
+  }
+  std::string procs = rv.world_size > 1 ? ", " + dist::Describe(rv) + " x " + std::to_string(p.threads) + " thread(s)" : "";
+  if (writes_results) {
+    std::fprintf(stderr, "trainbench: %s (%s scale, %s division): %d run(s)%s, target %s >= %g, results in %s\n",
+                 p.def.name.c_str(), p.scale->scale.c_str(), o.division.c_str(), runs, procs.c_str(),
+                 p.scale->metric.c_str(), p.scale->quality_target, p.dir.c_str());
+  } else {
+    std::fprintf(stderr, "trainbench: %s (%s scale): %d run(s) as %s; rank 0 writes the results\n",
+                 p.def.name.c_str(), p.scale->scale.c_str(), runs, dist::Describe(rv).c_str());
+  }
+  std::vector<int> ranks;
+  if (rv.mode == dist::LaunchMode::kLocal) {
+    for (int k = 0; k < rv.world_size; ++k) ranks.push_back(k);
+  } else {
+    ranks.push_back(rv.rank);
+  }
 
   struct sigaction sa {}, old_int {}, old_term {};
   sa.sa_handler = ParentSigint;
@@ -249,27 +443,45 @@ int RunRun(const RunOptions& o) {
 
   std::vector<Finished> done;
   bool interrupted = false;
+  int member_failures = 0;
   for (int r = 1; r <= runs; ++r) {
+    const uint64_t seed = base_seed + static_cast<uint64_t>(r - 1);
+    if (!writes_results) {
+      Workers w = StartWorkers(o, p, -1, seed, r, runs, ranks);
+      WaitWorkers(w, ranks, rv.timeout_s);
+      int st = w.status[0];
+      bool ok = WIFEXITED(st) && WEXITSTATUS(st) == kExitOk;
+      if (!ok) ++member_failures;
+      std::fprintf(stderr, "rank %d: run %d/%d ended: %s\n", rv.rank, r, runs,
+                   ok ? "success" : ("aborted, worker " + DescribeExit(st)).c_str());
+      if (g_parent_interrupt || (WIFEXITED(st) && WEXITSTATUS(st) == kExitInterrupted)) {
+        interrupted = true;
+        break;
+      }
+      continue;
+    }
     const int index = NextFreeIndex(p.dir);
     const std::string final_path = p.dir + "/result_" + std::to_string(index) + ".txt";
     const std::string part = final_path + ".part";
-    const uint64_t seed = base_seed + static_cast<uint64_t>(r - 1);
     int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) throw core::FileError(part, 0, std::string("cannot create: ") + std::strerror(errno));
-    std::cout.flush();
-    std::cerr.flush();
-    pid_t pid = ::fork();
-    if (pid < 0) {
+    Workers w;
+    try {
+      w = StartWorkers(o, p, fd, seed, r, runs, ranks);
+    } catch (...) {
       ::close(fd);
-      throw core::Error(std::string("fork failed: ") + std::strerror(errno));
+      throw;
     }
-    if (pid == 0) WorkerMain(o, p, fd, seed, r, runs);
     ::close(fd);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-      if (errno != EINTR) break;
-      if (g_parent_interrupt) ::kill(pid, SIGINT);  // SIGTERM to us, or SIGINT from outside the group
+    if (w.pids.size() > 1) {
+      std::string list;
+      for (size_t i = 0; i < w.pids.size(); ++i) {
+        list += (i ? ", " : "") + std::to_string(ranks[i]) + "=" + std::to_string(w.pids[i]);
+      }
+      std::fprintf(stderr, "run %d/%d: worker processes (rank=pid): %s\n", r, runs, list.c_str());
     }
+    WaitWorkers(w, ranks, rv.timeout_s);
+    const int status = w.status[0];
     Finished f = FinalizeLog(part, final_path, status, seed);
     done.push_back(f);
     if (f.status == "success") {
@@ -292,6 +504,12 @@ int RunRun(const RunOptions& o) {
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
 
+  if (!writes_results) {
+    std::printf("rank %d: %d run(s) done, %d aborted; the results are in rank 0's %s\n", rv.rank,
+                static_cast<int>(runs), member_failures, o.results.c_str());
+    if (interrupted) return kExitInterrupted;
+    return member_failures == 0 ? kExitOk : kExitFailure;
+  }
   int converged = 0;
   double sum = 0;
   for (const auto& f : done) {

@@ -56,11 +56,16 @@ std::optional<uint64_t> ParseProcessTicks(const std::string& pid_stat) {
   return utime + stime;
 }
 
-std::optional<CpuTimes> ReadCpuTimes() {
+std::optional<CpuTimes> ReadCpuTimes(const std::vector<int>& also) {
   std::optional<CpuTimes> t = ParseProcStat(ReadAll("/proc/stat"));
   std::optional<uint64_t> p = ParseProcessTicks(ReadAll("/proc/self/stat"));
   if (!t || !p) return std::nullopt;
   t->process = *p;
+  for (int pid : also) {
+    std::optional<uint64_t> q = ParseProcessTicks(ReadAll("/proc/" + std::to_string(pid) + "/stat"));
+    if (!q) return std::nullopt;
+    t->process += *q;
+  }
   return t;
 }
 

@@ -9,13 +9,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainbench::core {
 
 struct CpuTimes {
   uint64_t machine_busy = 0;   // clock ticks, all cores: user nice system irq softirq steal
   uint64_t machine_total = 0;  // busy + idle + iowait
-  uint64_t process = 0;        // this process: utime + stime, all its threads
+  uint64_t process = 0;        // this process (and `also`): utime + stime, all their threads
 };
 
 // Parse the aggregate "cpu " line of /proc/stat. nullopt when it is missing or malformed.
@@ -23,8 +24,10 @@ std::optional<CpuTimes> ParseProcStat(const std::string& proc_stat);
 // utime + stime of /proc/<pid>/stat (fields 14 and 15, counted after the ")" that ends the
 // command name, which may itself hold spaces and parentheses). nullopt when malformed.
 std::optional<uint64_t> ParseProcessTicks(const std::string& pid_stat);
-// Both, read now; nullopt where /proc is unavailable (not Linux).
-std::optional<CpuTimes> ReadCpuTimes();
+// Both, read now; nullopt where /proc is unavailable (not Linux). `also`: other processes whose
+// CPU time counts as this process's (the other ranks of a data-parallel run on this machine);
+// nullopt as well when one of them cannot be read.
+std::optional<CpuTimes> ReadCpuTimes(const std::vector<int>& also = {});
 
 struct CpuShare {
   double own = 0;    // fraction of the machine's CPU time used by this process, in [0, 1]

@@ -39,6 +39,8 @@ inline constexpr const char* kTrainbenchScale = "trainbench_scale";
 inline constexpr const char* kTrainbenchQualityTarget = "trainbench_quality_target";
 // {"own": f, "other": f}: shares of the machine's CPU time over the timed region (cpu_share.h).
 inline constexpr const char* kTrainbenchCpuShare = "trainbench_cpu_share";
+// Data-parallel runs: {world_size, backend, rendezvous, per_rank_batch_size, ...}.
+inline constexpr const char* kTrainbenchDist = "trainbench_dist";
 
 // Metadata fields.
 inline constexpr const char* kMdEpochNum = "epoch_num";

@@ -108,9 +108,10 @@ class Control : public TrainControl {
 
 }  // namespace
 
-RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSettings& s,
+RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const RunSettings& s,
                         core::Logger& log, const std::atomic<bool>* interrupt) {
   RunOutcome out;
+  RunContext ctx = given_ctx;
   const core::ScaleDef& scale = *s.scale;
   bool run_started = false;
   int64_t run_start_ms = 0;
@@ -118,7 +119,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
   auto stop = [&](const std::string& status, const std::string& reason, const std::string& error) {
     if (run_started && cpu_at_start) {
       // Who had the machine during the timed region (a busy machine makes a slow run).
-      if (auto now = core::ReadCpuTimes()) {
+      if (auto now = core::ReadCpuTimes(s.sibling_pids)) {
         if (auto share = core::CpuShareBetween(*cpu_at_start, *now)) {
           TB_MLLOG_EVENT(log, k::kTrainbenchCpuShare, Json({{"own", share->own}, {"other", share->other}}));
           out.other_cpu_share = share->other;
@@ -138,6 +139,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
     out.status = status;
     out.success = status == k::kStatusSuccess;
     out.reason = reason;
+    out.error = error;
   };
 
   TB_MLLOG_EVENT(log, k::kCacheClear, true);
@@ -154,12 +156,14 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
   TB_MLLOG_EVENT(log, k::kSeed, ctx.seed);
 
   try {
+    if (s.setup) s.setup(ctx);
     workload.Init(ctx);
     Json effective = ctx.config;
     effective["seed"] = ctx.seed;
     effective["threads"] = ctx.threads;
     effective["loader_threads"] = ctx.loader_threads;
     effective["device"] = ctx.device;
+    effective["world_size"] = ctx.world_size;
     effective["max_epochs"] = scale.max_epochs;
     effective["eval_every_epochs"] = scale.eval_every_epochs;
     if (s.max_steps >= 0) effective["max_steps"] = s.max_steps;
@@ -169,6 +173,13 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
     Json rt = workload.RuntimeProvenance();
     for (auto it = rt.begin(); it != rt.end(); ++it) prov[it.key()] = it.value();
     TB_MLLOG_EVENT(log, k::kTrainbenchProvenance, prov);
+    if (ctx.world_size > 1) {
+      Json info = ctx.dist_info;
+      info["world_size"] = ctx.world_size;
+      info["global_batch_size"] = workload.GlobalBatchSize();
+      info["per_rank_batch_size"] = workload.GlobalBatchSize() / ctx.world_size;
+      TB_MLLOG_EVENT(log, k::kTrainbenchDist, info);
+    }
     TB_MLLOG_EVENT(log, k::kGlobalBatchSize, workload.GlobalBatchSize());
     TB_MLLOG_EVENT(log, k::kGradientAccumulationSteps, 1);
     for (const auto& [key, value] : workload.LoggedHyperparameters()) {
@@ -184,7 +195,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& ctx, const RunSett
   run_start_ms = log.NowMs();
   TB_MLLOG_START(log, k::kRunStart);
   run_started = true;
-  cpu_at_start = core::ReadCpuTimes();
+  cpu_at_start = core::ReadCpuTimes(s.sibling_pids);
   auto run_start = SteadyClock::now();
   Control run_control(s, interrupt, run_start);
   int epoch = 0;

@@ -1,6 +1,7 @@
 // The harness: runs one benchmark run of a Workload and owns its clock and its MLLOG log.
 // Events, in order: cache_clear, init_start, submission_*, trainbench_* (benchmark, scale,
-// requested and effective configuration, provenance), seed, global_batch_size,
+// requested and effective configuration, provenance, and for world size > 1 trainbench_dist:
+// world size, per-rank and global batch size, backend, rendezvous), seed, global_batch_size,
 // gradient_accumulation_steps, the workload's hyperparameters, init_stop, run_start,
 // train_samples, eval_samples, the workload's data facts (LoggedDataFacts), then per block of `eval_every_epochs` epochs block_start,
 // epoch_start/epoch_stop per epoch, block_stop, eval_start, eval_stop, eval_accuracy, and last
@@ -12,8 +13,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/benchmark_def.h"
 #include "core/json.h"
@@ -35,6 +38,13 @@ struct RunSettings {
   int run_count = 1;
   std::ostream* progress = nullptr;      // live progress line; nullptr: none
   bool progress_is_tty = false;          // rewrite one line with '\r' instead of new lines
+  // Called first thing during init (untimed), before the workload's Init; may complete the
+  // context (e.g. connect the data-parallel group). An exception ends the run as aborted
+  // ("init failed") with its message in run_stop.
+  std::function<void(RunContext&)> setup;
+  // The run's other worker processes on this machine (the other local ranks): their CPU time
+  // counts as the run's own in trainbench_cpu_share.
+  std::vector<int> sibling_pids;
 };
 
 struct RunOutcome {
@@ -45,6 +55,7 @@ struct RunOutcome {
   int epochs = 0;             // epochs trained
   double last_eval = 0;       // last evaluated metric value
   bool interrupted = false;
+  std::string error;          // the exception's message when reason is "error" or "init failed"
   // Share of the machine's CPU time that other processes used during the timed region
   // (trainbench_cpu_share, logged before run_stop); negative when it could not be measured.
   double other_cpu_share = -1;

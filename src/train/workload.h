@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/benchmark_def.h"
 #include "core/json.h"
+
+namespace trainbench::dist {
+class ProcessGroup;  // dist/process_group.h (LibTorch); the harness never touches it
+}
 
 namespace trainbench::train {
 
@@ -33,6 +38,10 @@ struct RunContext {
   std::string device = "cpu";         // "cpu" or "cuda[:N]"
   int rank = 0;
   int world_size = 1;
+  // The data-parallel group of world_size ranks; null: one process (world_size 1). Workloads
+  // average gradients and reduce evaluation results over it.
+  std::shared_ptr<dist::ProcessGroup> group;
+  core::Json dist_info = core::Json::object();  // logged as trainbench_dist when world_size > 1
 };
 
 // Given to TrainEpoch by the harness.

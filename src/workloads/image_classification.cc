@@ -60,6 +60,13 @@ class ImageClassification : public train::Workload {
       train_samples_hint_ = 1281167;
     }
     model_->to(device_);
+    group_ = RunGroup(ctx);
+    if (batch_size_ % ctx.world_size != 0) {
+      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
+                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
+    }
+    // BatchNorm statistics stay per rank (model_bn_span = the per-rank batch), as in the reference.
+    reducer_ = MakeDataParallel(group_, *model_);
     std::vector<torch::Tensor> params = model_->parameters();
     if (opt_name_ == "sgd") {
       // Weight decay on every parameter, as torch.optim.SGD applies it in the reference.
@@ -157,12 +164,12 @@ class ImageClassification : public train::Workload {
       if (sgd_) {
         for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
         sgd_->zero_grad();
-        loss.backward();
+        Backward(loss);
         sgd_->step();
       } else {
         lars_->set_lr(lr);
         lars_->ZeroGrad();
-        loss.backward();
+        Backward(loss);
         lars_->Step();
       }
       ++step_;
@@ -177,6 +184,7 @@ class ImageClassification : public train::Workload {
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
+    SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     eval_loader_->StartEpoch(0);
@@ -188,13 +196,22 @@ class ImageClassification : public train::Workload {
       correct += pred.eq(y).sum().item<int64_t>();
       seen += batch->num_valid;
     }
+    // Each rank evaluated its shard (kPad: every sample exactly once over the ranks).
+    std::vector<double> sums = dist::AllReduceSum(*group_, {static_cast<double>(correct), static_cast<double>(seen)});
     train::EvalResult r;
-    r.samples = seen;
-    r.value = seen > 0 ? static_cast<double>(correct) / seen : 0.0;
+    r.samples = static_cast<int64_t>(sums[1]);
+    r.value = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
     return r;
   }
 
  private:
+  // Backward, with the gradients averaged over the ranks (overlapped with backward).
+  void Backward(const torch::Tensor& loss) {
+    if (reducer_) reducer_->Prepare();
+    loss.backward();
+    if (reducer_) reducer_->Finish();
+  }
+
   int64_t DecaySteps() const {
     int64_t steps_per_epoch = train_samples_hint_ / batch_size_;
     return static_cast<int64_t>(std::llround((decay_epochs_ - warmup_epochs_) * steps_per_epoch));
@@ -204,6 +221,8 @@ class ImageClassification : public train::Workload {
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   models::ResNet model_{nullptr};
+  std::shared_ptr<dist::ProcessGroup> group_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
   std::optional<Lars> lars_;
   PolyWarmupSchedule schedule_;

@@ -152,6 +152,13 @@ class Recommendation : public train::Workload {
                                .mlp_layer_sizes(layers_)
                                .sparse_embeddings(opt_name_ == "lazy_adam"));
     model_->to(device_);
+    group_ = RunGroup(ctx_);
+    std::vector<torch::Tensor> sparse;
+    if (opt_name_ == "lazy_adam") {
+      sparse = {model_->mf_user_embed->weight, model_->mf_item_embed->weight, model_->mlp_user_embed->weight,
+                model_->mlp_item_embed->weight};
+    }
+    reducer_ = MakeDataParallel(group_, *model_, sparse);
     if (opt_name_ == "lazy_adam") {
       lazy_adam_.emplace(model_->parameters(), LazyAdamOptions{lr_, beta1_, beta2_, eps_});
     } else {
@@ -193,13 +200,20 @@ class Recommendation : public train::Workload {
       torch::Tensor u = users.slice(0, lo, hi), i = items.slice(0, lo, hi), y = labels.slice(0, lo, hi);
       torch::Tensor logits = model_->forward(u, i);
       torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, y);
+      // Scaled so that the average over the ranks is the mean over the whole global batch, even
+      // when the ranks' shares differ by one (the last batch).
+      torch::Tensor scaled = w == 1 ? loss : loss * (static_cast<double>((hi - lo) * w) / len);
       if (adam_) {
         adam_->zero_grad();
-        loss.backward();
-        adam_->step();
       } else {
         lazy_adam_->ZeroGrad();
-        loss.backward();
+      }
+      if (reducer_) reducer_->Prepare();
+      scaled.backward();
+      if (reducer_) reducer_->Finish();
+      if (adam_) {
+        adam_->step();
+      } else {
         lazy_adam_->Step();
       }
       ++step_;
@@ -214,11 +228,12 @@ class Recommendation : public train::Workload {
 
   train::EvalResult Evaluate(int /*epoch*/) override {
     at::set_num_threads(eval_threads_);
+    SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     const int64_t nu = data_.num_users, c = candidates_.size(1);
     const int64_t chunk = std::max<int64_t>(1, eval_batch_pairs_ / c);
-    // This rank's users: a contiguous share; the sums are per rank (one rank today).
+    // This rank's users: a contiguous share; the sums are reduced over the ranks below.
     const int64_t first = nu * ctx_.rank / ctx_.world_size, last = nu * (ctx_.rank + 1) / ctx_.world_size;
     RankingSums sums;
     const models::NeuMFScorer scorer(model_);
@@ -228,11 +243,13 @@ class Recommendation : public train::Workload {
       torch::Tensor scores = scorer.Score(users, candidates_.slice(0, b, e));
       AccumulateRanking(scores, topk_, &sums);
     }
+    std::vector<double> total = dist::AllReduceSum(*group_, {sums.hits, sums.ndcg, static_cast<double>(sums.users)});
+    const double users = total[2];
     train::EvalResult res;
-    res.samples = sums.users;
-    res.value = sums.users > 0 ? sums.hits / static_cast<double>(sums.users) : 0.0;
+    res.samples = static_cast<int64_t>(users);
+    res.value = users > 0 ? total[0] / users : 0.0;
     res.extra = Json{{"hr_at_k", res.value},
-                     {"ndcg_at_k", sums.users > 0 ? sums.ndcg / static_cast<double>(sums.users) : 0.0},
+                     {"ndcg_at_k", users > 0 ? total[1] / users : 0.0},
                      {"k", topk_}};
     return res;
   }
@@ -257,6 +274,8 @@ class Recommendation : public train::Workload {
   data::TrainExamples examples_;
   Json dataset_fact_ = Json::object();
   models::NeuMF model_{nullptr};
+  std::shared_ptr<dist::ProcessGroup> group_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::Adam> adam_;
   std::optional<LazyAdam> lazy_adam_;
   torch::Tensor candidates_;

@@ -35,6 +35,30 @@ torch::Tensor BatchLabels(const data::Batch& batch, const torch::Device& device)
   return device.is_cpu() ? t.clone() : t.to(device);
 }
 
+std::shared_ptr<dist::ProcessGroup> RunGroup(const train::RunContext& ctx) {
+  if (ctx.group) return ctx.group;
+  TB_CHECK(ctx.world_size == 1, "a run with world size > 1 has no process group");
+  return dist::MakeLocalGroup();
+}
+
+std::unique_ptr<dist::GradientReducer> MakeDataParallel(const std::shared_ptr<dist::ProcessGroup>& group,
+                                                        torch::nn::Module& model,
+                                                        std::vector<torch::Tensor> sparse) {
+  if (group->size() == 1) return nullptr;
+  dist::BroadcastModuleState(*group, model, 0);
+  return std::make_unique<dist::GradientReducer>(group, model.parameters(), std::move(sparse));
+}
+
+void SyncForEvaluation(dist::ProcessGroup& group, torch::nn::Module& model) {
+  if (group.size() == 1) return;
+  dist::CheckReplicasIdentical(group, model.parameters(), "model parameter");
+  torch::NoGradGuard no_grad;
+  for (auto& b : model.buffers()) {
+    if (b.numel() == 0) continue;
+    group.Broadcast(b, 0);
+  }
+}
+
 core::Json TorchProvenance(const torch::Device& device) {
   core::Json j = core::Json::object();
   j["libtorch_version"] = TORCH_VERSION;

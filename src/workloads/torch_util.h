@@ -6,6 +6,8 @@
 
 #include "core/json.h"
 #include "data/batch_loader.h"
+#include "dist/gradient_reducer.h"
+#include "dist/process_group.h"
 #include "train/workload.h"
 
 namespace trainbench::workloads {
@@ -18,6 +20,21 @@ torch::Device SetUpTorch(const train::RunContext& ctx);
 torch::Tensor BatchImages(const data::Batch& batch, const torch::Device& device);
 // [B] int64 tensor on `device` of the batch's labels.
 torch::Tensor BatchLabels(const data::Batch& batch, const torch::Device& device);
+
+// The run's data-parallel group: ctx.group, or the local group for one process.
+std::shared_ptr<dist::ProcessGroup> RunGroup(const train::RunContext& ctx);
+
+// Data-parallel set-up of a freshly built model: rank 0's parameters and buffers go to every
+// rank, and for world size > 1 a GradientReducer over its parameters (`sparse`: the ones with
+// sparse gradients) is returned; null for one process.
+std::unique_ptr<dist::GradientReducer> MakeDataParallel(const std::shared_ptr<dist::ProcessGroup>& group,
+                                                        torch::nn::Module& model,
+                                                        std::vector<torch::Tensor> sparse = {});
+
+// Before a data-parallel evaluation: throws core::Error if the ranks' parameters differ (they
+// must be identical after every step), then gives every rank rank 0's buffers (BatchNorm's
+// running statistics are per rank during training, as MLPerf's model_bn_span says).
+void SyncForEvaluation(dist::ProcessGroup& group, torch::nn::Module& model);
 
 // {libtorch_version, intra_op_threads, device, mkldnn, openmp, ...}
 core::Json TorchProvenance(const torch::Device& device);
