@@ -283,6 +283,8 @@ std::string DescribeExit(int status) {
 // Waits for every worker. Once one has ended, the others get the collective timeout plus a
 // grace period to end too (a rank that died makes the others' next collective fail; a rank
 // that hangs makes it time out); whoever is left after that is killed, so a run never hangs.
+constexpr double kGraceSeconds = 10;
+
 void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
   const size_t n = w.pids.size();
   std::vector<bool> done(n, false);
@@ -306,7 +308,7 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
           }
           if (!deadline) {
             deadline = std::chrono::steady_clock::now() +
-                       std::chrono::milliseconds(static_cast<int64_t>((timeout_s + 30.0) * 1000));
+                       std::chrono::milliseconds(static_cast<int64_t>((timeout_s + kGraceSeconds) * 1000));
           }
         }
       }
@@ -326,7 +328,7 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
         if (done[i]) continue;
         std::fprintf(stderr,
                      "trainbench: rank %d (pid %d) did not end within %.0f s of another rank ending; killing it\n",
-                     ranks[i], static_cast<int>(w.pids[i]), timeout_s + 30.0);
+                     ranks[i], static_cast<int>(w.pids[i]), timeout_s + kGraceSeconds);
         ::kill(w.pids[i], SIGKILL);
       }
       deadline.reset();

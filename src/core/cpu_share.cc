@@ -62,7 +62,7 @@ std::optional<CpuTimes> ReadCpuTimes(const std::vector<int>& also) {
   if (!t || !p) return std::nullopt;
   t->process = *p;
   for (int pid : also) {
-    std::optional<uint64_t> q = ParseProcessTicks(ReadAll("/proc/" + std::to_string(pid) + "/stat"));
+    std::optional<uint64_t> q = ParseProcessTicks(ReadAll(("/proc/" + std::to_string(pid) + "/stat").c_str()));
     if (!q) return std::nullopt;
     t->process += *q;
   }
