@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/error.h"
 #include "core/log_reader.h"
 
 namespace trainbench::train {
@@ -27,7 +28,9 @@ class FakeWorkload : public Workload {
   void Init(const RunContext& ctx) override {
     calls.push_back("init");
     seed_ = ctx.seed;
+    world_size = ctx.world_size;
   }
+  int world_size = 0;  // as Init saw it
   std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
     return {{"opt_name", "sgd"}, {"sgd_opt_momentum", 0.9}};
   }
@@ -222,6 +225,49 @@ TEST(Harness, InterruptStopsWithoutEvaluating) {
   auto log = f.Parsed();
   EXPECT_TRUE(log.FindAll("eval_accuracy").empty());
   EXPECT_EQ(log.records.back().metadata["status"], "aborted");
+}
+
+// The setup hook runs before Init and may complete the context (the launcher connects the
+// data-parallel group there); a world size > 1 is logged with the per-rank batch.
+TEST(Harness, SetupCompletesTheContextAndTheWorldSizeIsLogged) {
+  Fixture f;
+  FakeWorkload w;
+  f.settings.setup = [](RunContext& c) {
+    c.world_size = 2;
+    c.dist_info = Json{{"backend", "fake"}};
+  };
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_TRUE(o.success);
+  EXPECT_EQ(w.world_size, 2);
+  auto log = f.Parsed();
+  const auto* d = log.Find("trainbench_dist");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->value["world_size"], 2);
+  EXPECT_EQ(d->value["backend"], "fake");
+  EXPECT_EQ(d->value["global_batch_size"], 8);
+  EXPECT_EQ(d->value["per_rank_batch_size"], 4);
+  EXPECT_EQ(log.Find("trainbench_config_effective")->value["world_size"], 2);
+}
+
+TEST(Harness, OneProcessLogsNoDistEvent) {
+  Fixture f;
+  FakeWorkload w;
+  RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_EQ(f.Parsed().Find("trainbench_dist"), nullptr);
+}
+
+// A failing setup (the other ranks never connected) is an init failure, logged with its reason.
+TEST(Harness, SetupFailureEndsTheRunAsAbortedBeforeInit) {
+  Fixture f;
+  FakeWorkload w;
+  f.settings.setup = [](RunContext&) { throw core::Error("rank 0 of 2 could not connect"); };
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_EQ(o.reason, "init failed");
+  EXPECT_EQ(o.error, "rank 0 of 2 could not connect");
+  EXPECT_TRUE(w.calls.empty());
+  auto log = f.Parsed();
+  EXPECT_EQ(log.records.back().metadata["status"], "aborted");
+  EXPECT_EQ(log.records.back().metadata["error"], "rank 0 of 2 could not connect");
 }
 
 }  // namespace

@@ -17,6 +17,10 @@ wait_for() {  # wait_for <pattern> <file> <seconds>
   done
   fail "timed out waiting for /$1/ in $2"
 }
+free_port() {  # a port nobody listens on (python3 when present, else a random high port)
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $(( 20000 + RANDOM % 12000 ))
+}
 rank_pid() {  # rank_pid <rank> <stderr file>: the pid the launcher printed for that rank
   sed -n -E "s/.*worker processes \(rank=pid\):.* $1=([0-9]+).*/\1/p; s/.*worker processes \(rank=pid\): $1=([0-9]+).*/\1/p" "$2" | tail -1
 }
@@ -91,7 +95,7 @@ expect_rc 1 $? "run with rank 0 killed"
 expect_grep '"key": "run_stop".*"status": "aborted".*killed by signal 9' "$L/result_4.txt" "appended run_stop"
 
 # 6. Two launchers as a 2-machine job (flags for rank 0, torchrun's variables for rank 1).
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(free_port)
 "$TB" run recommendation --data "$D" --runs 2 --nproc 0 --rank 0 --world-size 2 --master 127.0.0.1:$PORT \
   --threads 1 --max-steps 10 --results "$W/m0" --system s --no-progress >"$W/m0.out" 2>"$W/m0.err" &
 P0=$!
@@ -113,7 +117,7 @@ S2=$(grep -o '"key": "seed", "value": [0-9]*' "$W/m0/s/recommendation/result_2.t
 expect_rc 0 $? "check of the 2-machine logs"
 
 # 7. A member started with another configuration than rank 0's is refused, naming the key.
-PORT=$(( 20000 + RANDOM % 20000 ))
+PORT=$(free_port)
 "$TB" run recommendation --data "$D" --runs 1 --rank 0 --world-size 2 --master 127.0.0.1:$PORT --dist-timeout 5 \
   --threads 1 --max-steps 5 --results "$W/x0" --system s --no-progress >/dev/null 2>"$W/x0.err" &
 P0=$!
