@@ -10,13 +10,6 @@ TB=$1; W=$2
 rm -rf "$W"; mkdir -p "$W"
 R=$W/results; D=$W/data; L=$R/s/recommendation
 
-wait_for() {  # wait_for <pattern> <file> <seconds>
-  for _ in $(seq 1 $(( $3 * 10 ))); do
-    grep -q -E -- "$1" "$2" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for /$1/ in $2"
-}
 free_port() {  # a port nobody listens on (python3 when present, else a random high port)
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
     echo $(( 20000 + RANDOM % 12000 ))

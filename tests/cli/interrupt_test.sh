@@ -7,14 +7,6 @@ TB=$1; W=$2
 rm -rf "$W"; mkdir -p "$W"
 R=$W/results; D=$R/s/image_classification
 
-wait_for() {  # wait_for <pattern> <file> <seconds>
-  for _ in $(seq 1 $(( $3 * 10 ))); do
-    grep -q -E -- "$1" "$2" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for /$1/ in $2"
-}
-
 # Run 1 completes quickly (step budget); run 2 is interrupted during training.
 "$TB" run image_classification --runs 3 --seed 1 --threads 1 --division open --max-steps 15 \
   --results "$R" --system s --no-progress >"$W/out" 2>"$W/err" &
