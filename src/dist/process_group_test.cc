@@ -87,7 +87,9 @@ TEST(GlooGroup, DeadRankMakesTheOthersFailPromptly) {
           } catch (const core::Error& e) {
             std::string m = e.what();
             CHILD_EXPECT(m.find("data-parallel allreduce failed on rank 0 of 2") != std::string::npos);
-            CHILD_EXPECT(step == 3);
+            // Step 3 is the first the dead rank misses (step 2 at the earliest, if the reset
+            // overtakes data already sent).
+            CHILD_EXPECT(step == 2 || step == 3);
             return 42;
           }
         }
