@@ -1,0 +1,73 @@
+// Go engine speed: random self-play games on an empty board (uniform over legal moves that do
+// not fill the mover's own eyes, until two passes), single-threaded. Prints board updates
+// (plays, including legality checks and captures) per second, games per second, and the cost
+// of a full legal-move scan.
+// Usage: go_bench [--size N] [--games G]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "go/match.h"
+
+using namespace trainbench::go;
+
+int main(int argc, char** argv) {
+  int size = 9, games = 2000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--size") size = std::atoi(argv[i + 1]);
+    else if (a == "--games") games = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::mt19937_64 rng(1);
+  long long plays = 0, scans = 0;
+  double scan_seconds = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<int> candidates;
+  for (int g = 0; g < games; ++g) {
+    Board b(size);
+    Color c = kBlack;
+    int passes = 0, moves = 0;
+    while (passes < 2 && moves < 3 * size * size) {
+      // Random order over empty points; the first legal non-eye point is played.
+      candidates.clear();
+      for (int r = 0; r < size; ++r) {
+        for (int col = 0; col < size; ++col) {
+          int p = Board::Index(r, col);
+          if (b.at(p) == kEmpty) candidates.push_back(p);
+        }
+      }
+      int chosen = kPass;
+      for (size_t k = candidates.size(); k > 0; --k) {
+        size_t j = rng() % k;
+        int p = candidates[j];
+        candidates[j] = candidates[k - 1];
+        if (b.IsLegal(c, p) && !IsOwnEye(b, c, p)) {
+          chosen = p;
+          break;
+        }
+      }
+      b.Play(c, chosen);
+      ++plays;
+      ++moves;
+      passes = chosen == kPass ? passes + 1 : 0;
+      c = Opponent(c);
+    }
+    if (g % 50 == 0) {
+      auto s0 = std::chrono::steady_clock::now();
+      volatile size_t n = b.LegalMoves(c).size();
+      (void)n;
+      scan_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+      ++scans;
+    }
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("go_bench %dx%d, %d random games, 1 thread\n", size, size, games);
+  std::printf("board_updates_per_s=%.0f  games_per_s=%.1f  moves_per_game=%.1f  legal_scan_us=%.2f\n", plays / s,
+              games / s, static_cast<double>(plays) / games, 1e6 * scan_seconds / std::max<long long>(1, scans));
+  return 0;
+}
