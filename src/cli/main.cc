@@ -10,6 +10,7 @@
 #include "compliance/check_command.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "metrics/score_command.h"
 #include "report/history_command.h"
 #include "report/history_import.h"
 #include "report/report_command.h"
@@ -102,6 +103,18 @@ int Main(int argc, char** argv) {
   hist_cmd->add_option("--system", hist.system, "Only this system");
   hist_cmd->add_option("--db", hist.db_path, "Results history database (default: the user's data folder)");
 
+  metrics::ScoreBleuOptions bleu;
+  auto* score_cmd = app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
+  score_cmd->require_subcommand(1);
+  auto* bleu_cmd = score_cmd->add_subcommand("bleu", "Corpus BLEU of a hypothesis file against a reference file (docs/bleu.md)");
+  bleu_cmd->add_option("ref_file", bleu.ref_file, "Reference translations, one segment per line (UTF-8)")->required();
+  bleu_cmd->add_option("hyp_file", bleu.hyp_file, "Hypotheses, line-aligned with the references (UTF-8)")->required();
+  bleu_cmd->add_option("--tokenize", bleu.tokenize, "13a, intl (sacreBLEU) or t2t (t2t compute_bleu), or none")
+      ->check(CLI::IsMember({"13a", "intl", "t2t", "none"}))
+      ->capture_default_str();
+  bleu_cmd->add_flag("--lowercase", bleu.lowercase, "Uncased BLEU (Python's str.lower() on both sides)");
+  bleu_cmd->add_flag("--json", bleu.json, "Print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,6 +146,7 @@ int Main(int argc, char** argv) {
     return report::RunReportCommand(rep, std::cout, std::cerr);
   }
   if (*hist_cmd) return report::RunHistoryCommand(hist, std::cout, std::cerr);
+  if (*bleu_cmd) return metrics::RunScoreBleuCommand(bleu, std::cout);
   return cli::kExitBadInput;
 }
 

@@ -1,0 +1,124 @@
+// `score bleu` on small files: line splitting, the output line and JSON, and the bad inputs
+// (missing file, different line counts, invalid UTF-8) named with file and line.
+#include "metrics/score_command.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.h"
+
+namespace trainbench::metrics {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScoreBleuCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("trainbench_score_bleu_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::string ErrorOf(const ScoreBleuOptions& o) {
+    std::ostringstream out;
+    try {
+      RunScoreBleuCommand(o, out);
+    } catch (const core::Error& e) {
+      return e.what();
+    }
+    return "no error; printed: " + out.str();
+  }
+  fs::path dir_;
+};
+
+TEST_F(ScoreBleuCommandTest, ReadsLinesLikeSacreBleu) {
+  EXPECT_EQ(ReadUtf8Lines(Write("a", "x\r\ny\n")), (std::vector<std::u32string>{U"x", U"y"}));
+  EXPECT_EQ(ReadUtf8Lines(Write("b", "x\n\ny")), (std::vector<std::u32string>{U"x", U"", U"y"}));
+  EXPECT_EQ(ReadUtf8Lines(Write("c", "")), std::vector<std::u32string>{});
+  EXPECT_EQ(ReadUtf8Lines(Write("d", "\n")), (std::vector<std::u32string>{U""}));
+  EXPECT_EQ(ReadUtf8Lines(Write("e", "é")), (std::vector<std::u32string>{U"é"}));
+}
+
+TEST_F(ScoreBleuCommandTest, PrintsTheSacreBleuLine) {
+  ScoreBleuOptions o;
+  o.ref_file = Write("ref", "The cat sat on the mat.\nIt is 3.14!\n");
+  o.hyp_file = Write("hyp", "The cat sat on the mat.\nIt is 3.14!\n");
+  std::ostringstream out;
+  EXPECT_EQ(RunScoreBleuCommand(o, out), 0);
+  EXPECT_EQ(out.str(),
+            "BLEU = 100.00 100.0/100.0/100.0/100.0 (BP = 1.000 ratio = 1.000 hyp_len = 11 "
+            "ref_len = 11)\n");
+}
+
+TEST_F(ScoreBleuCommandTest, Json) {
+  ScoreBleuOptions o;
+  o.ref_file = Write("ref", "the cat sat on the mat\n");
+  o.hyp_file = Write("hyp", "the cat sat on\n");
+  o.tokenize = "intl";
+  o.lowercase = true;
+  o.json = true;
+  std::ostringstream out;
+  RunScoreBleuCommand(o, out);
+  const core::Json j = core::Json::parse(out.str());
+  EXPECT_EQ(j["schema_version"], kScoreBleuSchemaVersion);
+  EXPECT_NEAR(j["score"].get<double>(), 60.653066, 1e-5);
+  EXPECT_NEAR(j["bp"].get<double>(), 0.60653066, 1e-8);
+  EXPECT_EQ(j["hyp_len"], 4);
+  EXPECT_EQ(j["ref_len"], 6);
+  EXPECT_EQ(j["counts"], (std::vector<int>{4, 3, 2, 1}));
+  EXPECT_EQ(j["totals"], (std::vector<int>{4, 3, 2, 1}));
+  EXPECT_EQ(j["segments"], 1);
+  EXPECT_EQ(j["tokenize"], "intl");
+  EXPECT_EQ(j["lowercase"], true);
+  EXPECT_EQ(j["signature"], "nrefs:1|case:lc|eff:no|tok:intl|smooth:exp");
+}
+
+TEST_F(ScoreBleuCommandTest, MissingFileIsNamed) {
+  ScoreBleuOptions o;
+  o.ref_file = (dir_ / "nope.txt").string();
+  o.hyp_file = Write("hyp", "a\n");
+  const std::string e = ErrorOf(o);
+  EXPECT_NE(e.find("nope.txt"), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot open"), std::string::npos) << e;
+}
+
+TEST_F(ScoreBleuCommandTest, DifferentLineCountsNameBothFiles) {
+  ScoreBleuOptions o;
+  o.ref_file = Write("ref.txt", "a\nb\nc\n");
+  o.hyp_file = Write("hyp.txt", "a\nb\n");
+  const std::string e = ErrorOf(o);
+  EXPECT_NE(e.find(o.ref_file + " has 3 lines"), std::string::npos) << e;
+  EXPECT_NE(e.find(o.hyp_file + " has 2"), std::string::npos) << e;
+}
+
+TEST_F(ScoreBleuCommandTest, InvalidUtf8NamesFileAndLine) {
+  ScoreBleuOptions o;
+  o.ref_file = Write("ref.txt", "a\nb\nc\n");
+  o.hyp_file = Write("hyp.txt", "a\nb\xC3\x28x\nc\n");
+  const std::string e = ErrorOf(o);
+  EXPECT_NE(e.find(o.hyp_file + ":2: invalid UTF-8 at byte 2 of the line (0xC3)"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(ScoreBleuCommandTest, UnknownTokenizer) {
+  ScoreBleuOptions o;
+  o.ref_file = Write("ref.txt", "a\n");
+  o.hyp_file = Write("hyp.txt", "a\n");
+  o.tokenize = "moses";
+  EXPECT_NE(ErrorOf(o).find("unknown BLEU tokenizer \"moses\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainbench::metrics
