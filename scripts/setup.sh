@@ -8,6 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev chromium
   dataset-fashion-mnist
+  libsentencepiece-dev apertium apertium-eng-spa fortunes
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

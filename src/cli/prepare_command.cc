@@ -4,6 +4,10 @@
 // recommendation: mini generates ratings.csv (and dataset.json, the generator's options) from
 // the latent-factor generator, or, when the file exists, checks that it is exactly what the
 // generator makes; full reads a MovieLens-20M ratings.csv and runs the leave-one-out split.
+// translation (no benchmark definition of its own yet, so handled before FindBenchmark): mini
+// builds the English->Spanish corpus from the fortunes and Apertium and trains SentencePiece
+// (text/translation_dataset.h), or verifies a folder already built; full checks a WMT En-De
+// folder line by line.
 #include <cstdio>
 #include <filesystem>
 
@@ -18,6 +22,7 @@
 #include "data/leave_one_out.h"
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
+#include "text/translation_dataset.h"
 
 namespace trainbench::cli {
 
@@ -89,9 +94,78 @@ int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
   return kExitOk;
 }
 
+// Default folders of the translation datasets (no benchmark definition names them yet).
+constexpr const char* kTranslationMiniDir = "{user_data}/datasets/translation_mini";
+constexpr const char* kTranslationFullDir = "/data/wmt16_en_de";
+
+// Applies `--set key=value` to the mini translation corpus and SentencePiece options.
+text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& set) {
+  text::MiniTranslationOptions t;
+  text::MiniCorpusOptions& c = t.corpus;
+  for (const auto& [key, v] : core::ParseOverrides(set)) {
+    try {
+      size_t used = 0;
+      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      if (key == "seed") c.seed = static_cast<uint64_t>(as_int());
+      else if (key == "test_size") c.test_size = as_int();
+      else if (key == "max_sentences") c.max_sentences = as_int();
+      else if (key == "min_words") c.min_words = static_cast<int>(as_int());
+      else if (key == "max_words") c.max_words = static_cast<int>(as_int());
+      else if (key == "fortunes_dir") c.fortunes_dir = v;
+      else if (key == "apertium") c.apertium.command = v;
+      else if (key == "apertium_pair") c.apertium.pair = v;
+      else if (key == "apertium_chunk_lines") c.apertium.chunk_lines = static_cast<size_t>(as_int());
+      else if (key == "apertium_timeout_s") c.apertium.timeout_s = as_double();
+      else if (key == "vocab_size") t.subword.vocab_size = static_cast<int>(as_int());
+      else if (key == "spm_model_type") t.subword.model_type = v;
+      else if (key == "spm_seed") t.subword.seed = static_cast<uint32_t>(as_int());
+      else throw core::Error("--set " + key + ": unknown option of the translation corpus (see docs/datasets/translation_mini.md)");
+    } catch (const std::invalid_argument&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
+    } catch (const std::out_of_range&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
+    }
+  }
+  if (c.min_words < 1 || c.max_words < c.min_words) throw core::Error("--set min_words/max_words: need 1 <= min_words <= max_words");
+  if (c.test_size < 1) throw core::Error("--set test_size: must be at least 1");
+  if (c.max_sentences < 0) throw core::Error("--set max_sentences: must be >= 0 (0: all)");
+  if (t.subword.vocab_size < 8) throw core::Error("--set vocab_size: must be at least 8");
+  if (c.apertium.timeout_s <= 0) throw core::Error("--set apertium_timeout_s: must be > 0");
+  return t;
+}
+
+int PrepareTranslation(const PrepareOptions& o) {
+  if (o.scale == "mini") {
+    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kTranslationMiniDir) : o.data_dir;
+    const text::MiniTranslationOptions t = TranslationOptions(o.set);
+    std::printf("translation mini: %s\n", dir.c_str());
+    std::fflush(stdout);
+    const text::PrepareResult r = text::PrepareMiniTranslation(dir, t, stdout);
+    const core::Json& c = r.dataset["counts"];
+    std::printf("%s: %s; %lld train and %lld test sentence pairs, %lld subword pieces\n", dir.c_str(),
+                r.generated ? "generated" : "matches dataset.json", c.value("train_pairs", 0LL),
+                c.value("test_pairs", 0LL), c.value("spm_pieces", 0LL));
+    std::printf("translation mini: dataset ready in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  if (o.scale == "full") {
+    if (!o.set.empty()) throw core::Error("prepare translation --scale full takes no --set (WMT is as released)");
+    const std::string dir = o.data_dir.empty() ? std::string(kTranslationFullDir) : o.data_dir;
+    for (const text::WmtSplit& s : text::VerifyWmtFolder(dir)) {
+      std::printf("%s / %s: %lld sentence pairs (%lld / %lld bytes), ok\n", s.source_path.c_str(), s.target_path.c_str(),
+                  s.pairs, s.source_bytes, s.target_bytes);
+    }
+    std::printf("translation full: dataset ready in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  throw core::Error("prepare translation: unknown scale \"" + o.scale + "\" (mini or full)");
+}
+
 }  // namespace
 
 int RunPrepare(const PrepareOptions& o) {
+  if (o.benchmark == "translation") return PrepareTranslation(o);
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
   const core::ScaleDef& scale = def.Scale(o.scale);
   const std::string dir = o.data_dir.empty() ? scale.data_dir : o.data_dir;

@@ -1,0 +1,233 @@
+#include "text/translation_dataset.h"
+
+#include <chrono>
+#include <cstdarg>
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "text/parallel_corpus.h"
+
+namespace trainbench::text {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+core::Json SubwordOptionsJson(const SubwordOptions& o) {
+  core::Json j;
+  j["vocab_size"] = o.vocab_size;
+  j["model_type"] = o.model_type;
+  j["character_coverage"] = o.character_coverage;
+  j["num_threads"] = o.num_threads;
+  j["seed"] = o.seed;
+  j["normalization_rule_name"] = "nmt_nfkc";
+  j["special_ids"] = {{"pad", 0}, {"unk", 1}, {"bos", 2}, {"eos", 3}};
+  j["trained_on"] = "train.en + train.es";
+  return j;
+}
+
+core::Json OptionsJson(const MiniTranslationOptions& o) {
+  core::Json j;
+  j["corpus"] = MiniCorpusOptionsJson(o.corpus);
+  j["subword"] = SubwordOptionsJson(o.subword);
+  return j;
+}
+
+// printf to the progress stream, when there is one.
+__attribute__((format(printf, 2, 3))) void Say(std::FILE* f, const char* fmt, ...) {
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(f, fmt, ap);
+  va_end(ap);
+  std::fflush(f);
+}
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The first key whose value differs between a and b ("corpus.seed"), or "" when equal.
+std::string FirstDifference(const core::Json& a, const core::Json& b, const std::string& prefix = "") {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      const std::string key = prefix + it.key();
+      if (!b.contains(it.key())) return key;
+      std::string d = FirstDifference(it.value(), b[it.key()], key + ".");
+      if (!d.empty()) return d;
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!a.contains(it.key())) return prefix + it.key();
+    }
+    return "";
+  }
+  if (a != b) return prefix.empty() ? "(value)" : prefix.substr(0, prefix.size() - 1);
+  return "";
+}
+
+std::string ValueAt(const core::Json& j, const std::string& dotted) {
+  const core::Json* cur = &j;
+  size_t start = 0;
+  while (start <= dotted.size()) {
+    size_t end = dotted.find('.', start);
+    if (end == std::string::npos) end = dotted.size();
+    const std::string k = dotted.substr(start, end - start);
+    if (!cur->is_object() || !cur->contains(k)) return "(absent)";
+    cur = &(*cur)[k];
+    start = end + 1;
+  }
+  return cur->dump();
+}
+
+void Verify(const std::string& dir, const MiniTranslationOptions& o, const core::Json& dataset, std::FILE* progress) {
+  const std::string json_path = dir + "/dataset.json";
+  const core::Json want = OptionsJson(o);
+  if (!dataset.contains("options")) throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
+  const std::string diff = FirstDifference(want, dataset["options"]);
+  if (!diff.empty()) {
+    throw core::FileError(json_path, 0, "the folder was built with other options: " + diff + " is " +
+                                            ValueAt(dataset["options"], diff) + ", requested " + ValueAt(want, diff) +
+                                            "; remove the folder to rebuild it");
+  }
+  const core::Json& files = dataset.value("files", core::Json::object());
+  for (const char* name : kMiniTranslationFiles) {
+    const std::string path = dir + "/" + name;
+    if (!files.contains(name)) throw core::FileError(json_path, 0, std::string("lists no ") + name);
+    if (!fs::exists(path)) throw core::FileError(path, 0, "missing (listed in " + json_path + "); remove the folder to rebuild it");
+    const std::string bytes = core::ReadFile(path);
+    const core::Json& f = files[name];
+    if (f.value("bytes", -1LL) != static_cast<long long>(bytes.size()) || f.value("fnv1a64", "") != Fnv1a64Hex(bytes)) {
+      throw core::FileError(path, 0, "differs from what " + json_path + " records (" + std::to_string(bytes.size()) +
+                                         " bytes, fnv1a64 " + Fnv1a64Hex(bytes) + "; recorded " +
+                                         std::to_string(f.value("bytes", -1LL)) + " bytes, " + f.value("fnv1a64", "?") +
+                                         "); remove the folder to rebuild it");
+    }
+  }
+  const core::Json& counts = dataset.value("counts", core::Json::object());
+  for (const char* split : {"train", "test"}) {
+    const std::string en = dir + "/" + split + ".en", es = dir + "/" + split + ".es";
+    const long long n = ForEachParallelLine(en, es, nullptr);
+    const long long want_n = counts.value(std::string(split) + "_pairs", -1LL);
+    if (n != want_n) throw core::FileError(en, 0, "holds " + std::to_string(n) + " pairs; " + json_path + " says " + std::to_string(want_n));
+    Say(progress, "  %s/%s.{en,es}: %lld sentence pairs, ok\n", dir.c_str(), split, n);
+  }
+  const SubwordModel spm = SubwordModel::Load(dir + "/spm.model");
+  Say(progress, "  %s/spm.model: loads, %d pieces\n", dir.c_str(), spm.vocab_size());
+  if (std::error_code ec; fs::is_directory(o.corpus.fortunes_dir, ec)) {
+    const EnglishSentences en = ExtractEnglishSentences(o.corpus);
+    const std::string h = SentencesHash(en.sentences);
+    const std::string recorded = dataset.value("english_sentences_fnv1a64", "");
+    if (h != recorded) {
+      throw core::FileError(json_path, 0, "the fortunes in " + o.corpus.fortunes_dir + " give other English sentences (fnv1a64 " + h +
+                                              ") than those the folder was built from (" + recorded +
+                                              "): another version of the fortunes package? remove the folder to rebuild it");
+    }
+    Say(progress, "  %s: gives the same English sentences\n", o.corpus.fortunes_dir.c_str());
+  } else {
+    Say(progress, "  %s: not there, the English side is not checked against it\n", o.corpus.fortunes_dir.c_str());
+  }
+}
+
+}  // namespace
+
+PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslationOptions& o, std::FILE* progress) {
+  PrepareResult r;
+  const std::string json_path = dir + "/dataset.json";
+  if (fs::exists(json_path)) {
+    try {
+      r.dataset = core::Json::parse(core::ReadFile(json_path));
+    } catch (const core::Json::exception& e) {
+      throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove the folder to rebuild it");
+    }
+    Verify(dir, o, r.dataset, progress);
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Say(progress, "  reading the fortunes in %s, translating with %s %s\n", o.corpus.fortunes_dir.c_str(),
+      o.corpus.apertium.command.c_str(), o.corpus.apertium.pair.c_str());
+  auto t = std::chrono::steady_clock::now();
+  MiniCorpus m = BuildMiniCorpus(o.corpus);
+  const double build_s = Since(t);
+  Say(progress, "  %zu English sentences, %lld apertium calls, %.1f s\n", m.english.sentences.size(), m.translation.calls, build_s);
+
+  t = std::chrono::steady_clock::now();
+  std::vector<std::string> spm_input = m.train.source;
+  spm_input.insert(spm_input.end(), m.train.target.begin(), m.train.target.end());
+  const SubwordModel spm = SubwordModel::Train(spm_input, o.subword);
+  const double spm_s = Since(t);
+  Say(progress, "  sentencepiece: %d pieces trained on %zu sentences in %.1f s\n", spm.vocab_size(), spm_input.size(), spm_s);
+
+  // Round trip over both splits: how much text SentencePiece does not give back as it was.
+  long long changed_train = 0, changed_test = 0, unk_test = 0;
+  for (const ParallelCorpus* c : {&m.train, &m.test}) {
+    for (const auto* side : {&c->source, &c->target}) {
+      for (const std::string& s : *side) {
+        const std::vector<int> ids = spm.Encode(s);
+        if (spm.Decode(ids) != s) ++(c == &m.train ? changed_train : changed_test);
+        if (c == &m.test) {
+          for (int id : ids) {
+            if (id == spm.unk_id()) {
+              ++unk_test;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  core::MakeDirs(dir);
+  WriteParallelCorpus(m.train, dir + "/train.en", dir + "/train.es");
+  WriteParallelCorpus(m.test, dir + "/test.en", dir + "/test.es");
+  core::WriteFileAtomically(dir + "/spm.model", spm.serialized());
+  core::WriteFileAtomically(dir + "/spm.vocab", spm.VocabText());
+
+  core::Json& d = r.dataset;
+  d["schema_version"] = 1;
+  d["dataset"] = "translation_mini";
+  d["languages"] = {{"source", "en"}, {"target", "es"}};
+  d["options"] = OptionsJson(o);
+  core::Json counts = m.english.counts;
+  counts["translation_calls"] = m.translation.calls;
+  counts["translation_misaligned_calls"] = m.translation.misaligned;
+  counts["translation_split_lines"] = m.translation.split_lines;
+  counts["dropped_translations"] = m.dropped_translations;
+  counts["pairs"] = m.train.size() + m.test.size();
+  counts["train_pairs"] = m.train.size();
+  counts["test_pairs"] = m.test.size();
+  counts["spm_pieces"] = spm.vocab_size();
+  counts["spm_round_trip_changed_train"] = changed_train;
+  counts["spm_round_trip_changed_test"] = changed_test;
+  counts["spm_test_sentences_with_unk"] = unk_test;
+  d["counts"] = counts;
+  d["english_sentences_fnv1a64"] = SentencesHash(m.english.sentences);
+  d["sources"] = m.english.sources;
+  core::Json files;
+  for (const char* name : kMiniTranslationFiles) {
+    const std::string bytes = core::ReadFile(dir + "/" + name);
+    files[name] = {{"bytes", bytes.size()}, {"fnv1a64", Fnv1a64Hex(bytes)}};
+  }
+  d["files"] = files;
+  core::WriteFileAtomically(json_path, d.dump(2) + "\n");
+  Say(progress, "  %zu train and %zu test pairs written in %.1f s\n", m.train.size(), m.test.size(), Since(t0));
+  r.generated = true;
+  return r;
+}
+
+std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir) {
+  std::vector<WmtSplit> out;
+  for (const char* split : {"train", "newstest2014"}) {
+    WmtSplit s;
+    s.source_path = dir + "/" + split + ".en";
+    s.target_path = dir + "/" + split + ".de";
+    s.pairs = ForEachParallelLine(s.source_path, s.target_path, [&](long long, std::string_view a, std::string_view b) {
+      s.source_bytes += static_cast<long long>(a.size()) + 1;
+      s.target_bytes += static_cast<long long>(b.size()) + 1;
+    });
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace trainbench::text

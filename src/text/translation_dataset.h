@@ -1,0 +1,52 @@
+// The dataset folders of the translation benchmarks, as `trainbench prepare translation`
+// makes or checks them.
+//
+// mini (docs/datasets/translation_mini.md): train.en, train.es, test.en, test.es (the
+// BuildMiniCorpus split), spm.model and spm.vocab (SentencePiece trained on train.en and
+// train.es together) and dataset.json (options, counts, FNV-1a 64 of every file), written last:
+// a folder without dataset.json is built (again); one with it is verified instead: same
+// options, every file's size and hash, both corpora read back, the model loads with its
+// vocabulary size, and (when the fortune files are there) the English sentences the fortunes
+// give today are those the folder was built from.
+// full: a WMT English-German folder (train.en/train.de, newstest2014.en/newstest2014.de),
+// checked line by line with the parallel reader.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "core/json.h"
+#include "text/mini_corpus.h"
+#include "text/subword.h"
+
+namespace trainbench::text {
+
+struct MiniTranslationOptions {
+  MiniCorpusOptions corpus;
+  SubwordOptions subword;
+};
+
+// The files of a mini folder, in the order dataset.json lists them.
+inline constexpr const char* kMiniTranslationFiles[] = {"train.en", "train.es", "test.en", "test.es",
+                                                        "spm.model", "spm.vocab"};
+
+struct PrepareResult {
+  bool generated = false;  // false: an existing folder was verified
+  core::Json dataset;      // dataset.json's content
+};
+
+// Builds the mini folder in dir, or verifies it when dir/dataset.json exists. Progress goes to
+// `progress` (one line per step; nullptr: silent). Throws core::Error / core::FileError naming
+// the file on any mismatch or failure.
+PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslationOptions& options,
+                                     std::FILE* progress);
+
+struct WmtSplit {
+  std::string source_path, target_path;
+  long long pairs = 0;
+  long long source_bytes = 0, target_bytes = 0;
+};
+// Checks train.{en,de} and newstest2014.{en,de} in dir; returns {train, test}.
+std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir);
+
+}  // namespace trainbench::text
