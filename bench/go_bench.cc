@@ -2,22 +2,26 @@
 // not fill the mover's own eyes, until two passes), single-threaded. Prints board updates
 // (plays, including legality checks and captures) per second, games per second, and the cost
 // of a full legal-move scan.
-// Usage: go_bench [--size N] [--games G]
+// Then MCTS speed with a fake network (uniform priors, value 0: the search's own cost): 200
+// readouts per search, batches of 8 leaves, from positions of a random game; readouts/s.
+// Usage: go_bench [--size N] [--games G] [--searches S]
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "go/match.h"
+#include "go/mcts.h"
 
 using namespace trainbench::go;
 
 int main(int argc, char** argv) {
-  int size = 9, games = 2000;
+  int size = 9, games = 2000, searches = 50;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--size") size = std::atoi(argv[i + 1]);
     else if (a == "--games") games = std::atoi(argv[i + 1]);
+    else if (a == "--searches") searches = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -69,5 +73,30 @@ int main(int argc, char** argv) {
   std::printf("go_bench %dx%d, %d random games, 1 thread\n", size, size, games);
   std::printf("board_updates_per_s=%.0f  games_per_s=%.1f  moves_per_game=%.1f  legal_scan_us=%.2f\n", plays / s,
               games / s, static_cast<double>(plays) / games, 1e6 * scan_seconds / std::max<long long>(1, scans));
+
+  class Uniform : public Evaluator {
+   public:
+    void Evaluate(const std::vector<const Position*>& ps, std::vector<Evaluation>* out) override {
+      out->assign(ps.size(), Evaluation{});
+      for (size_t k = 0; k < ps.size(); ++k) out->at(k).priors.assign(ps[k]->board.size() * ps[k]->board.size() + 1, 1.0f);
+    }
+  } net;
+  MctsOptions mo;
+  mo.readouts = 200;
+  mo.batch = 8;
+  Mcts mcts(net, mo);
+  Game game(size, 7.5);
+  RandomPlayer random(7);
+  long long readouts = 0;
+  auto m0 = std::chrono::steady_clock::now();
+  for (int k = 0; k < searches; ++k) {
+    if (game.over() || static_cast<int>(game.moves().size()) > size * size) game = Game(size, 7.5);
+    SearchResult r = mcts.Search(Position::Of(game));
+    readouts += r.readouts;
+    game.Play(random(game, game.to_play()));
+  }
+  double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+  std::printf("mcts (fake network, %d readouts/search, batch %d): readouts_per_s=%.0f  searches_per_s=%.1f\n",
+              mo.readouts, mo.batch, readouts / ms, searches / ms);
   return 0;
 }

@@ -1,0 +1,215 @@
+#include "go/mcts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace trainbench::go {
+
+Position Position::Of(const Game& g) {
+  Position p;
+  p.board = g.board();
+  p.to_play = g.to_play();
+  p.passes = g.consecutive_passes();
+  p.move_number = static_cast<int>(g.moves().size());
+  p.komi = g.komi();
+  return p;
+}
+
+void Position::Play(int point) {
+  if (!board.Play(to_play, point)) TB_CHECK(false, "Position::Play: illegal move");
+  passes = point == kPass ? passes + 1 : 0;
+  to_play = Opponent(to_play);
+  ++move_number;
+}
+
+struct Mcts::Node {
+  Position pos;
+  Node* parent = nullptr;
+  bool expanded = false;
+  bool pending = false;
+  // Statistics of the edge parent -> this node, from the view of the parent's player to move.
+  float n = 0, w = 0;
+  std::vector<int> moves;    // legal move indices (point order, pass last)
+  std::vector<float> prior;  // per entry of `moves`
+  std::vector<std::unique_ptr<Node>> children;  // per entry of `moves`, created when selected
+};
+
+Mcts::Mcts(Evaluator& evaluator, MctsOptions options) : evaluator_(evaluator), o_(options), rng_(options.seed) {}
+Mcts::~Mcts() = default;
+
+namespace {
+
+// Exact value of a finished game for the player to move.
+float TerminalValue(const Position& p) {
+  double s = p.board.Score(p.komi);
+  float black = s > 0 ? 1.0f : s < 0 ? -1.0f : 0.0f;
+  return p.to_play == kBlack ? black : -black;
+}
+
+}  // namespace
+
+void Mcts::Expand(Node* n, const Evaluation& e) {
+  const int size = n->pos.board.size();
+  TB_CHECK(static_cast<int>(e.priors.size()) == size * size + 1, "Evaluator: wrong number of priors");
+  n->moves.clear();
+  for (int p : n->pos.board.LegalMoves(n->pos.to_play)) n->moves.push_back(Position::MoveIndex(p, size));
+  n->moves.push_back(size * size);  // pass is always legal
+  n->prior.resize(n->moves.size());
+  float sum = 0;
+  for (size_t k = 0; k < n->moves.size(); ++k) {
+    n->prior[k] = std::max(0.0f, e.priors[n->moves[k]]);
+    sum += n->prior[k];
+  }
+  for (auto& p : n->prior) p = sum > 0 ? p / sum : 1.0f / n->moves.size();
+  n->children.clear();
+  n->children.resize(n->moves.size());
+  n->expanded = true;
+}
+
+Mcts::Node* Mcts::Select(Node* root, std::vector<Node*>* path) {
+  path->clear();
+  Node* n = root;
+  path->push_back(n);
+  while (n->expanded && !n->pos.over()) {
+    const float sqrt_n = std::sqrt(std::max(1.0f, n->n));
+    size_t best = 0;
+    float best_score = -1e30f;
+    for (size_t k = 0; k < n->moves.size(); ++k) {
+      const Node* c = n->children[k].get();
+      const float cn = c ? c->n : 0.0f;
+      const float q = cn > 0 ? c->w / cn : 0.0f;
+      const float score = q + o_.c_puct * n->prior[k] * sqrt_n / (1.0f + cn);
+      if (score > best_score) {
+        best_score = score;
+        best = k;
+      }
+    }
+    if (!n->children[best]) {
+      auto c = std::make_unique<Node>();
+      c->pos = n->pos;
+      c->pos.Play(Position::MovePoint(n->moves[best], n->pos.board.size()));
+      c->parent = n;
+      n->children[best] = std::move(c);
+    }
+    n = n->children[best].get();
+    path->push_back(n);
+  }
+  return n;
+}
+
+void Mcts::Backup(const std::vector<Node*>& path, float value) {
+  // `value` is for the player to move at the leaf; the leaf's edge belongs to the player
+  // before it, so the sign flips first.
+  float v = -value;
+  for (size_t i = path.size(); i-- > 0;) {
+    path[i]->n += 1;
+    path[i]->w += v;
+    v = -v;
+  }
+}
+
+SearchResult Mcts::Search(const Position& root_pos) {
+  SearchResult out;
+  Node root;
+  root.pos = root_pos;
+  const int size = root_pos.board.size();
+  if (root_pos.over()) TB_CHECK(false, "Search on a finished game");
+  {
+    std::vector<const Position*> batch{&root.pos};
+    std::vector<Evaluation> evals;
+    evaluator_.Evaluate(batch, &evals);
+    ++out.evaluator_calls;
+    Expand(&root, evals.at(0));
+    root.n = 1;
+    root.w = -evals[0].value;
+  }
+  if (o_.root_noise) {
+    std::gamma_distribution<float> gamma(o_.dirichlet_alpha, 1.0f);
+    std::vector<float> noise(root.prior.size());
+    float sum = 0;
+    for (auto& x : noise) sum += (x = gamma(rng_));
+    for (size_t k = 0; k < root.prior.size(); ++k) {
+      float eta = sum > 0 ? noise[k] / sum : 1.0f / noise.size();
+      root.prior[k] = (1 - o_.noise_fraction) * root.prior[k] + o_.noise_fraction * eta;
+    }
+  }
+  std::vector<Node*> path;
+  std::vector<std::vector<Node*>> paths;
+  std::vector<Node*> leaves;
+  std::vector<const Position*> positions;
+  std::vector<Evaluation> evals;
+  int done = 0;
+  while (done < o_.readouts) {
+    leaves.clear();
+    paths.clear();
+    positions.clear();
+    int collisions = 0;
+    const int want = std::min(o_.batch, o_.readouts - done);
+    while (static_cast<int>(leaves.size()) < want && collisions < want) {
+      Node* leaf = Select(&root, &path);
+      if (leaf->pos.over()) {
+        Backup(path, TerminalValue(leaf->pos));
+        ++done;
+        if (done >= o_.readouts) break;
+        continue;
+      }
+      if (leaf->pending) {
+        ++collisions;
+        continue;
+      }
+      leaf->pending = true;
+      // Virtual loss along the path (not the root): the edges look lost to their choosers.
+      for (size_t i = 1; i < path.size(); ++i) {
+        path[i]->n += o_.virtual_loss;
+        path[i]->w -= o_.virtual_loss;
+      }
+      leaves.push_back(leaf);
+      paths.push_back(path);
+      positions.push_back(&leaf->pos);
+    }
+    if (leaves.empty()) {
+      if (done >= o_.readouts) break;
+      continue;
+    }
+    evaluator_.Evaluate(positions, &evals);
+    ++out.evaluator_calls;
+    TB_CHECK(evals.size() == leaves.size(), "Evaluator: wrong number of evaluations");
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      for (size_t i = 1; i < paths[k].size(); ++i) {
+        paths[k][i]->n -= o_.virtual_loss;
+        paths[k][i]->w += o_.virtual_loss;
+      }
+      leaves[k]->pending = false;
+      Expand(leaves[k], evals[k]);
+      Backup(paths[k], evals[k].value);
+      ++done;
+    }
+  }
+  out.readouts = done;
+  out.visits.assign(size * size + 1, 0.0f);
+  float total = 0;
+  for (size_t k = 0; k < root.moves.size(); ++k) {
+    float v = root.children[k] ? root.children[k]->n : 0.0f;
+    out.visits[root.moves[k]] = v;
+    total += v;
+  }
+  if (total > 0) {
+    for (auto& v : out.visits) v /= total;
+  }
+  out.root_value = root.n > 0 ? -root.w / root.n : 0.0f;
+  int chosen = size * size;
+  if (total > 0) {
+    if (root_pos.move_number < o_.temperature_moves) {
+      std::discrete_distribution<int> pick(out.visits.begin(), out.visits.end());
+      chosen = pick(rng_);
+    } else {
+      chosen = static_cast<int>(std::max_element(out.visits.begin(), out.visits.end()) - out.visits.begin());
+    }
+  }
+  out.move = Position::MovePoint(chosen, size);
+  return out;
+}
+
+}  // namespace trainbench::go

@@ -1,0 +1,90 @@
+// Monte-Carlo tree search in the AlphaGo Zero / MiniGo style, network-agnostic:
+//   - PUCT selection: argmax Q + c_puct * P * sqrt(N_parent) / (1 + N), illegal moves excluded
+//     (their prior is dropped and the rest renormalised);
+//   - expansion and evaluation by a batched Evaluator (the network: priors over the N*N points
+//     plus pass, and a value in [-1, 1] for the player to move);
+//   - value backup with the sign flipped at every ply; a finished game (two passes) is scored
+//     exactly (Tromp-Taylor with komi: +1 / -1 / 0) instead of being evaluated;
+//   - virtual loss: up to `batch` leaves are selected before one network call, each path made
+//     to look lost (N += vl, W -= vl) so the leaves differ;
+//   - self-play extras: Dirichlet noise mixed into the root priors, and a temperature (visit
+//     proportional sampling for the first `temperature_moves` moves, then the most visited).
+// Threading: one search at a time per Mcts; the Evaluator is called from the searching thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "go/game.h"
+
+namespace trainbench::go {
+
+// A position inside the search (lighter than a Game: no move list).
+struct Position {
+  Board board;
+  Color to_play = kBlack;
+  int passes = 0;
+  int move_number = 0;
+  double komi = 7.5;
+
+  static Position Of(const Game& g);
+  bool over() const { return passes >= 2; }
+  // Index of a move in the network's output: row * size + col, pass = size * size.
+  static int MoveIndex(int point, int size) { return point == kPass ? size * size : Board::Row(point) * size + Board::Col(point); }
+  static int MovePoint(int index, int size) { return index == size * size ? kPass : Board::Index(index / size, index % size); }
+  // Plays (must be legal).
+  void Play(int point);
+};
+
+struct Evaluation {
+  std::vector<float> priors;  // size*size + 1, any non-negative weights (renormalised over legal moves)
+  float value = 0;            // for the player to move
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // One evaluation per position, in order.
+  virtual void Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) = 0;
+};
+
+struct MctsOptions {
+  int readouts = 200;
+  int batch = 8;               // leaves per Evaluator call
+  float c_puct = 1.5f;
+  float virtual_loss = 1.0f;
+  bool root_noise = false;     // self-play: Dirichlet noise at the root
+  float dirichlet_alpha = 0.03f * 361 / 81;  // scaled to the board as MiniGo does (9x9 here)
+  float noise_fraction = 0.25f;
+  int temperature_moves = 0;   // moves (of the game) played proportionally to visits
+  uint64_t seed = 1;
+};
+
+struct SearchResult {
+  int move = kPass;                 // the chosen point (or kPass)
+  std::vector<float> visits;        // per move index (size*size + 1), normalised to sum 1
+  float root_value = 0;             // mean value for the player to move at the root
+  int readouts = 0;
+  int evaluator_calls = 0;
+};
+
+class Mcts {
+ public:
+  Mcts(Evaluator& evaluator, MctsOptions options);
+  ~Mcts();
+  SearchResult Search(const Position& root);
+
+ private:
+  struct Node;
+  Node* Select(Node* root, std::vector<Node*>* path);
+  void Expand(Node* n, const Evaluation& e);
+  void Backup(const std::vector<Node*>& path, float value);
+
+  Evaluator& evaluator_;
+  MctsOptions o_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace trainbench::go

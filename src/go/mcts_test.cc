@@ -1,0 +1,117 @@
+#include "go/mcts.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+namespace trainbench::go {
+namespace {
+
+// A fake network: uniform priors; value = tanh(area margin / 5) for the player to move.
+class ScoreEvaluator : public Evaluator {
+ public:
+  void Evaluate(const std::vector<const Position*>& ps, std::vector<Evaluation>* out) override {
+    out->clear();
+    batches.push_back({});
+    for (const Position* p : ps) {
+      const int n = p->board.size();
+      Evaluation e;
+      e.priors.assign(n * n + 1, 1.0f);
+      double s = p->board.Score(p->komi);
+      e.value = static_cast<float>(std::tanh((p->to_play == kBlack ? s : -s) / 5.0));
+      out->push_back(e);
+      batches.back().push_back(p->board.hash() ^ static_cast<uint64_t>(p->to_play));
+    }
+  }
+  std::vector<std::vector<uint64_t>> batches;
+};
+
+Position From(const std::string& text, Color to_play, int passes = 0, double komi = 7.5) {
+  Position p;
+  p.board = Board::FromText(text);
+  p.to_play = to_play;
+  p.passes = passes;
+  p.komi = komi;
+  return p;
+}
+
+const char* kAtari =
+    "OOOO.\n"
+    "XXXXX\n"
+    ".....\n"
+    ".....\n"
+    ".....\n";
+
+TEST(Mcts, UniformPriorFindsTheCaptureThatWins) {
+  for (uint64_t seed : {1, 2, 3}) {
+    ScoreEvaluator net;
+    MctsOptions o;
+    o.readouts = 200;
+    o.seed = seed;
+    Mcts m(net, o);
+    SearchResult r = m.Search(From(kAtari, kBlack));
+    EXPECT_EQ(r.move, Board::Index(0, 4)) << "seed " << seed;
+    EXPECT_EQ(r.readouts, 200);
+    EXPECT_GT(r.visits[Position::MoveIndex(Board::Index(0, 4), 5)], 0.2f);
+  }
+}
+
+TEST(Mcts, FinishedGamesAreScoredExactly) {
+  // The opponent has passed: passing ends the game. Black, winning, passes to take the win...
+  ScoreEvaluator net;
+  MctsOptions o;
+  o.readouts = 100;
+  Mcts m(net, o);
+  SearchResult win = m.Search(From(kAtari, kBlack, /*passes=*/1));
+  EXPECT_EQ(win.move, kPass);
+  EXPECT_GT(win.visits.back(), 0.5f);  // the exact +1 of the finished game dominates
+  // ...while white, losing, must not pass (that would end the game lost).
+  ScoreEvaluator net2;
+  Mcts m2(net2, o);
+  SearchResult lose = m2.Search(From(kAtari, kWhite, /*passes=*/1, /*komi=*/7.5));
+  EXPECT_NE(lose.move, kPass);
+  EXPECT_LT(lose.visits.back(), 0.05f);
+}
+
+TEST(Mcts, VirtualLossSpreadsEachBatchOverDistinctLeaves) {
+  ScoreEvaluator net;
+  MctsOptions o;
+  o.readouts = 64;
+  o.batch = 8;
+  Mcts m(net, o);
+  SearchResult r = m.Search(From(".....\n.....\n.....\n.....\n.....\n", kBlack, 0, 0.5));
+  ASSERT_GE(net.batches.size(), 2u);
+  EXPECT_EQ(net.batches[1].size(), 8u);
+  std::set<uint64_t> distinct(net.batches[1].begin(), net.batches[1].end());
+  EXPECT_EQ(distinct.size(), 8u);
+  EXPECT_EQ(r.evaluator_calls, 1 + 64 / 8);
+  float sum = 0;
+  for (float v : r.visits) sum += v;
+  EXPECT_NEAR(sum, 1.0f, 1e-5);
+}
+
+TEST(Mcts, NoiseAndTemperatureAreSeeded) {
+  auto run = [](bool noise, int temperature, uint64_t seed) {
+    ScoreEvaluator net;
+    MctsOptions o;
+    o.readouts = 48;
+    o.root_noise = noise;
+    o.temperature_moves = temperature;
+    o.seed = seed;
+    Mcts m(net, o);
+    return m.Search(From(".....\n.....\n.....\n.....\n.....\n", kBlack, 0, 0.5));
+  };
+  // Same seed, same search; noise changes the visit distribution.
+  EXPECT_EQ(run(true, 0, 5).visits, run(true, 0, 5).visits);
+  EXPECT_NE(run(true, 0, 5).visits, run(false, 0, 5).visits);
+  // Without temperature the most visited move is played, whatever the seed.
+  EXPECT_EQ(run(false, 0, 1).move, run(false, 0, 2).move);
+  // With temperature the move is sampled: several seeds give several moves.
+  std::set<int> moves;
+  for (uint64_t s = 1; s <= 12; ++s) moves.insert(run(false, 30, s).move);
+  EXPECT_GT(moves.size(), 2u);
+}
+
+}  // namespace
+}  // namespace trainbench::go
