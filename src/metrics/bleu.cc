@@ -139,24 +139,25 @@ std::vector<std::u32string> Tokenize13a(std::u32string_view line) {
   auto period_comma = [](char32_t c) { return c == U'.' || c == U','; };
   s = SubPair(s, not_digit, period_comma, Pad::kAfterBoth);   // ([^0-9])([\.,]) -> \1 \2
   s = SubPair(s, period_comma, not_digit, Pad::kBeforeBoth);  // ([\.,])([^0-9]) ->  \1 \2
-  s = SubPair(s, IsAsciiDigit, [](char32_t c) { return c == U'-'; },
-              Pad::kAfterBoth);  // ([0-9])(-) -> \1 \2
+  s = SubPair(
+      s, IsAsciiDigit, [](char32_t c) { return c == U'-'; },
+      Pad::kAfterBoth);  // ([0-9])(-) -> \1 \2
   return PythonSplit(s);
 }
 
 std::vector<std::u32string> TokenizeIntl(std::u32string_view line) {
   auto not_number = [](char32_t c) { return !IsNumber(c); };
   std::u32string s = SubPair(line, not_number, IsPunctuation, Pad::kAfterBoth);  // (\P{N})(\p{P})
-  s = SubPair(s, IsPunctuation, not_number, Pad::kBeforeBoth);                    // (\p{P})(\P{N})
-  s = PadChar(s, IsSymbol);                                                       // (\p{S})
+  s = SubPair(s, IsPunctuation, not_number, Pad::kBeforeBoth);                   // (\p{P})(\P{N})
+  s = PadChar(s, IsSymbol);                                                      // (\p{S})
   return PythonSplit(s);
 }
 
 std::vector<std::u32string> TokenizeT2t(std::u32string_view line) {
   auto not_digit = [](char32_t c) { return !IsDecimalDigit(c); };
   std::u32string s = SubPair(line, not_digit, IsT2tPunctuation, Pad::kAfterBoth);  // ([^\d])([P])
-  s = SubPair(s, IsT2tPunctuation, not_digit, Pad::kBeforeBoth);                    // ([P])([^\d])
-  s = PadChar(s, IsSymbol);                                                         // ([S])
+  s = SubPair(s, IsT2tPunctuation, not_digit, Pad::kBeforeBoth);                   // ([P])([^\d])
+  s = PadChar(s, IsSymbol);                                                        // ([S])
   return PythonSplit(s);
 }
 
@@ -269,7 +270,8 @@ BleuScore SacreBleuFromStats(const BleuStats& s) {
       smooth *= 2;
       r.precisions[n] = 100.0 / (smooth * static_cast<double>(s.totals[n]));
     } else {
-      r.precisions[n] = 100.0 * static_cast<double>(s.matches[n]) / static_cast<double>(s.totals[n]);
+      r.precisions[n] =
+          100.0 * static_cast<double>(s.matches[n]) / static_cast<double>(s.totals[n]);
     }
   }
   double log_sum = 0.0;

@@ -63,10 +63,10 @@ struct BleuStats {
 BleuStats SegmentStats(const std::vector<std::string>& hyp, const std::vector<std::string>& ref);
 
 struct BleuScore {
-  double score = 0;  // BLEU in 0..100
+  double score = 0;                                // BLEU in 0..100
   std::array<double, kBleuMaxOrder> precisions{};  // percent, after the variant's smoothing
-  double bp = 0;     // brevity penalty
-  double ratio = 0;  // hyp_len / ref_len (0 when ref_len is 0)
+  double bp = 0;                                   // brevity penalty
+  double ratio = 0;                                // hyp_len / ref_len (0 when ref_len is 0)
   BleuStats stats;
 };
 

@@ -153,8 +153,9 @@ TEST(BleuTest, Tokenizer13a) {
   EXPECT_EQ(Toks(Tokenize13a, "a 5-year-old well-known don't -5"),
             "a | 5 | - | year-old | well-known | don't | -5");
   // ASCII quotes, symbols and brackets are split.
-  EXPECT_EQ(Toks(Tokenize13a, "He said \"hi\" (twice) & paid $5 = 10% {ok}"),
-            "He | said | \" | hi | \" | ( | twice | ) | & | paid | $ | 5 | = | 10 | % | { | ok | }");
+  EXPECT_EQ(
+      Toks(Tokenize13a, "He said \"hi\" (twice) & paid $5 = 10% {ok}"),
+      "He | said | \" | hi | \" | ( | twice | ) | & | paid | $ | 5 | = | 10 | % | { | ok | }");
   // The entities are unescaped in order (&amp;lt; becomes <), <skipped> goes.
   EXPECT_EQ(Toks(Tokenize13a, "a &quot;b&quot; &amp;lt; <skipped>c &gt;"),
             "a | \" | b | \" | < | c | >");
@@ -242,8 +243,8 @@ TEST(BleuTest, T2tFormulaOnStats) {
   // They differ once an order has no n-grams: drop the 4-grams.
   s.totals[3] = 0;
   EXPECT_EQ(SacreBleuFromStats(s).score, 0.0);
-  EXPECT_NEAR(T2tBleuFromStats(s).score,
-              100.0 * std::pow(0.75 / 3 * 0.25, 0.25) * std::exp(-0.25), 1e-4);
+  EXPECT_NEAR(T2tBleuFromStats(s).score, 100.0 * std::pow(0.75 / 3 * 0.25, 0.25) * std::exp(-0.25),
+              1e-4);
 }
 
 TEST(BleuTest, EmptyHypothesisAndEmptyCorpus) {

@@ -34,9 +34,9 @@ std::vector<std::u32string> ReadUtf8Lines(const std::string& path) {
     if (!DecodeUtf8(line, &decoded, &bad)) {
       char hex[8];
       std::snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned char>(line[bad]));
-      throw core::FileError(path, line_no,
-                            "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line (" +
-                                hex + ")");
+      throw core::FileError(
+          path, line_no,
+          "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line (" + hex + ")");
     }
     lines.push_back(std::move(decoded));
     pos = end + 1;

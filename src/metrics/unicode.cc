@@ -35,8 +35,9 @@ bool InRanges(const CodePointRange (&table)[N], char32_t c) {
 char32_t SimpleLower(char32_t c) {
   if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
   const CaseMapping* end = std::end(kLowerSimple);
-  const CaseMapping* it = std::lower_bound(
-      std::begin(kLowerSimple), end, c, [](const CaseMapping& m, char32_t v) { return m.from < v; });
+  const CaseMapping* it =
+      std::lower_bound(std::begin(kLowerSimple), end, c,
+                       [](const CaseMapping& m, char32_t v) { return m.from < v; });
   return (it != end && it->from == c) ? it->to : c;
 }
 
@@ -171,8 +172,8 @@ std::u32string PythonLower(std::u32string_view text) {
     }
     if (c >= 0x80) {
       const SpecialLower* end = std::end(kLowerSpecial);
-      const SpecialLower* it =
-          std::find_if(std::begin(kLowerSpecial), end, [c](const SpecialLower& s) { return s.from == c; });
+      const SpecialLower* it = std::find_if(std::begin(kLowerSpecial), end,
+                                            [c](const SpecialLower& s) { return s.from == c; });
       if (it != end) {
         out.append(it->to, it->to + it->size);
         continue;

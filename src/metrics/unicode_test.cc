@@ -24,7 +24,8 @@ std::size_t BadOffset(const std::string& s) {
 }
 
 TEST(BleuUnicodeTest, DecodesAndEncodesUtf8) {
-  EXPECT_EQ(Decode("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"), (std::u32string{U'a', 0xE9, 0x20AC, 0x1F600}));
+  EXPECT_EQ(Decode("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"),
+            (std::u32string{U'a', 0xE9, 0x20AC, 0x1F600}));
   EXPECT_EQ(EncodeUtf8(std::u32string{U'a', 0xE9, 0x20AC, 0x1F600}),
             "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
   EXPECT_EQ(Decode("\xEF\xBB\xBFx"), (std::u32string{0xFEFF, U'x'}));  // BOM kept, as Python
@@ -33,15 +34,15 @@ TEST(BleuUnicodeTest, DecodesAndEncodesUtf8) {
 }
 
 TEST(BleuUnicodeTest, RejectsInvalidUtf8WithItsOffset) {
-  EXPECT_EQ(BadOffset("ab\xFF"), 2u);              // never valid
-  EXPECT_EQ(BadOffset("\x80"), 0u);                // stray continuation
-  EXPECT_EQ(BadOffset("x\xC3\x28"), 1u);           // bad continuation
-  EXPECT_EQ(BadOffset("\xC0\xAF"), 0u);            // overlong "/"
-  EXPECT_EQ(BadOffset("\xE0\x80\xAF"), 0u);        // overlong 3 bytes
-  EXPECT_EQ(BadOffset("\xF0\x80\x80\xAF"), 0u);    // overlong 4 bytes
-  EXPECT_EQ(BadOffset("ok\xED\xA0\x80"), 2u);      // surrogate U+D800
-  EXPECT_EQ(BadOffset("\xF4\x90\x80\x80"), 0u);    // above U+10FFFF
-  EXPECT_EQ(BadOffset("abc\xE2\x82"), 3u);         // truncated at the end
+  EXPECT_EQ(BadOffset("ab\xFF"), 2u);            // never valid
+  EXPECT_EQ(BadOffset("\x80"), 0u);              // stray continuation
+  EXPECT_EQ(BadOffset("x\xC3\x28"), 1u);         // bad continuation
+  EXPECT_EQ(BadOffset("\xC0\xAF"), 0u);          // overlong "/"
+  EXPECT_EQ(BadOffset("\xE0\x80\xAF"), 0u);      // overlong 3 bytes
+  EXPECT_EQ(BadOffset("\xF0\x80\x80\xAF"), 0u);  // overlong 4 bytes
+  EXPECT_EQ(BadOffset("ok\xED\xA0\x80"), 2u);    // surrogate U+D800
+  EXPECT_EQ(BadOffset("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(BadOffset("abc\xE2\x82"), 3u);       // truncated at the end
 }
 
 TEST(BleuUnicodeTest, GeneralCategories) {
@@ -58,8 +59,8 @@ TEST(BleuUnicodeTest, GeneralCategories) {
     EXPECT_FALSE(IsSymbol(c)) << static_cast<unsigned>(c);
   }
   EXPECT_TRUE(IsNumber(U'7'));
-  EXPECT_TRUE(IsNumber(U'²'));   // No
-  EXPECT_TRUE(IsNumber(U'Ⅻ'));   // Nl
+  EXPECT_TRUE(IsNumber(U'²'));  // No
+  EXPECT_TRUE(IsNumber(U'Ⅻ'));  // Nl
   EXPECT_FALSE(IsNumber(U'x'));
   EXPECT_TRUE(IsDecimalDigit(U'7'));
   EXPECT_TRUE(IsDecimalDigit(U'٣'));  // ARABIC-INDIC DIGIT THREE, Nd
@@ -90,9 +91,7 @@ TEST(BleuUnicodeTest, PythonLower) {
   EXPECT_EQ(PythonLower(U"ДОМ Ǆ"), U"дом ǆ");
 }
 
-TEST(BleuUnicodeTest, TablesAreFromAKnownVersion) {
-  EXPECT_STREQ(UnicodeVersion(), "15.0.0");
-}
+TEST(BleuUnicodeTest, TablesAreFromAKnownVersion) { EXPECT_STREQ(UnicodeVersion(), "15.0.0"); }
 
 }  // namespace
 }  // namespace trainbench::metrics
