@@ -66,6 +66,7 @@ class Board {
   std::vector<Color> Territory() const;
 
   uint64_t hash() const { return hash_; }  // Zobrist hash of the stones (not ko/player)
+  const std::array<Color, kPoints>& colors() const { return color_; }
   bool operator==(const Board& o) const;
 
   // Rows top to bottom, '.' empty, 'X' black, 'O' white, separated by newlines (spaces are

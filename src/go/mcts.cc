@@ -9,15 +9,23 @@ namespace trainbench::go {
 
 Position Position::Of(const Game& g) {
   Position p;
-  p.board = g.board();
+  p.board = g.initial();
+  p.to_play = g.moves().empty() ? g.to_play() : g.moves()[0].color;
+  p.komi = g.komi();
+  for (const Move& m : g.moves()) {
+    p.to_play = m.color;  // GTP allows out-of-turn plays
+    p.Play(m.point);
+  }
   p.to_play = g.to_play();
   p.passes = g.consecutive_passes();
   p.move_number = static_cast<int>(g.moves().size());
-  p.komi = g.komi();
   return p;
 }
 
 void Position::Play(int point) {
+  for (int k = kHistory - 2; k > 0; --k) past[k] = past[k - 1];
+  past[0] = board.colors();
+  past_count = std::min(past_count + 1, kHistory - 1);
   if (!board.Play(to_play, point)) TB_CHECK(false, "Position::Play: illegal move");
   passes = point == kPass ? passes + 1 : 0;
   to_play = Opponent(to_play);

@@ -21,14 +21,19 @@
 
 namespace trainbench::go {
 
-// A position inside the search (lighter than a Game: no move list).
+// A position inside the search (lighter than a Game: no move list, but the stones of the last
+// kHistory - 1 positions, which the network's input planes need).
 struct Position {
+  static constexpr int kHistory = 8;
   Board board;
   Color to_play = kBlack;
   int passes = 0;
   int move_number = 0;
   double komi = 7.5;
+  std::array<std::array<Color, kPoints>, kHistory - 1> past{};  // past[0]: one move ago
+  int past_count = 0;
 
+  // The game's current position with its history (replayed from the game's start).
   static Position Of(const Game& g);
   bool over() const { return passes >= 2; }
   // Index of a move in the network's output: row * size + col, pass = size * size.
