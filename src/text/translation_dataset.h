@@ -3,7 +3,8 @@
 //
 // mini (docs/datasets/translation_mini.md): train.en, train.es, test.en, test.es (the
 // BuildMiniCorpus split), spm.model and spm.vocab (SentencePiece trained on train.en and
-// train.es together) and dataset.json (options, counts, FNV-1a 64 of every file), written last:
+// train.es together; the corpora are then stored as SentencePiece normalises them, so that
+// Decode(Encode(line)) == line for every line) and dataset.json (options, counts, FNV-1a 64 of every file), written last:
 // a folder without dataset.json is built (again); one with it is verified instead: same
 // options, every file's size and hash, both corpora read back, the model loads with its
 // vocabulary size, and (when the fortune files are there) the English sentences the fortunes
