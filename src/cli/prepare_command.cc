@@ -115,7 +115,11 @@ text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& 
       else if (key == "fortunes_dir") c.fortunes_dir = v;
       else if (key == "apertium") c.apertium.command = v;
       else if (key == "apertium_pair") c.apertium.pair = v;
-      else if (key == "apertium_chunk_lines") c.apertium.chunk_lines = static_cast<size_t>(as_int());
+      else if (key == "apertium_chunk_lines") {
+        const long long n = as_int();
+        if (n < 1) throw core::Error("--set apertium_chunk_lines: must be at least 1");
+        c.apertium.chunk_lines = static_cast<size_t>(n);
+      }
       else if (key == "apertium_timeout_s") c.apertium.timeout_s = as_double();
       else if (key == "vocab_size") t.subword.vocab_size = static_cast<int>(as_int());
       else if (key == "spm_model_type") t.subword.model_type = v;

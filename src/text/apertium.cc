@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <sstream>
 
 #include "core/error.h"
 
@@ -145,7 +147,12 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
       const int pr = ::poll(fds, n, static_cast<int>(std::min<long long>(left, 1000)));
       if (pr < 0) {
         if (errno == EINTR) continue;
-        throw core::Error(std::string("poll: ") + std::strerror(errno));
+        const std::string why = std::strerror(errno);
+        ::kill(-pid, SIGKILL);
+        int st = 0;
+        while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        throw core::Error(Joined(argv) + ": poll: " + why);
       }
       if (i_in >= 0 && (fds[i_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
         const ssize_t w = ::write(in_w.get(), input.data() + written, input.size() - written);
@@ -170,8 +177,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    throw core::Error(Joined(argv) + ": timed out after " + std::to_string(static_cast<long long>(timeout_s)) +
-                      " s (killed)");
+    std::ostringstream os;
+    os << Joined(argv) << ": timed out after " << timeout_s << " s (killed)";
+    throw core::Error(os.str());
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;

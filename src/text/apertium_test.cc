@@ -29,7 +29,7 @@ TEST(RunCommand, MissingProgramAndTimeout) {
     RunCommand({"sh", "-c", "sleep 30 | cat"}, "", 0.3);
     FAIL();
   } catch (const core::Error& e) {
-    EXPECT_STREQ(e.what(), "sh -c sleep 30 | cat: timed out after 0 s (killed)");
+    EXPECT_STREQ(e.what(), "sh -c sleep 30 | cat: timed out after 0.3 s (killed)");
   }
 }
 

@@ -41,6 +41,17 @@ sed -i '3s/$/ x/' "$W/changed/train.es"
 expect_rc 2 $? "changed file"
 expect_grep "$W/changed/train.es: differs from what $W/changed/dataset.json records" "$W/changed.out" "names the file"
 
+# The English side is checked against the fortunes on every verify: a changed fortune file is
+# found even though the folder's own files are intact.
+mkdir -p "$W/fortunes"; cp /usr/share/games/fortunes/goedel /usr/share/games/fortunes/magic "$W/fortunes/"
+FORT=(--set fortunes_dir="$W/fortunes" --set test_size=5 --set vocab_size=200)
+"$TB" prepare translation --data "$W/own" "${FORT[@]}" >"$W/own.out" 2>&1
+expect_rc 0 $? "prepare from a fortunes copy"
+printf 'A brand new fortune appears here today.\n%%\n' >>"$W/fortunes/magic"
+"$TB" prepare translation --data "$W/own" "${FORT[@]}" >"$W/own2.out" 2>&1
+expect_rc 2 $? "verify after the fortunes changed"
+expect_grep "$W/own/dataset.json: the fortunes in $W/fortunes give other English sentences" "$W/own2.out" "says the fortunes changed"
+
 # 3. Bad options and missing tools.
 "$TB" prepare translation --data "$W/x" --set no_such=1 >"$W/bad1.out" 2>&1
 expect_rc 2 $? "unknown option"
