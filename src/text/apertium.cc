@@ -105,7 +105,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &dfl);
   posix_spawnattr_setpgroup(&attr, 0);  // its own group, so that a timeout kills the whole pipeline
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -139,7 +140,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
       if (in_w.get() >= 0) fds[i_in = n++] = {in_w.get(), POLLOUT, 0};
       if (out_r.get() >= 0) fds[i_out = n++] = {out_r.get(), POLLIN, 0};
       if (err_r.get() >= 0) fds[i_err = n++] = {err_r.get(), POLLIN, 0};
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
       if (left <= 0) {
         timed_out = true;
         break;
@@ -219,8 +222,8 @@ std::vector<std::string> SplitOutputLines(const std::string& out) {
 
 }  // namespace
 
-std::vector<std::string> TranslateLines(const std::vector<std::string>& lines, const ApertiumOptions& options,
-                                        TranslationStats* stats) {
+std::vector<std::string> TranslateLines(const std::vector<std::string>& lines,
+                                        const ApertiumOptions& options, TranslationStats* stats) {
   TranslationStats local;
   TranslationStats& st = stats ? *stats : local;
   // The default txt format, not `-f line`: Apertium 3.8's line format drops a sentence's

@@ -1,12 +1,12 @@
 // Machine translation with Apertium (https://apertium.org), run as a child process:
 // `apertium -u <pair>` reads sentences one per line on stdin and writes their translations
-// one per line (the txt format keeps newlines; `-f line` would drop final periods). RunCommand is the generic part (posix_spawnp with pipes for
-// stdin, stdout and stderr, its own process group, a wall-clock timeout that kills the group).
-// TranslateLines feeds the lines in chunks and checks that each chunk comes back with exactly
-// as many lines; when one does not (Apertium merged or split lines), the chunk is halved and
-// retried down to single lines, so every output line is known to belong to its input line.
-// Threading: RunCommand blocks SIGPIPE in the calling thread while it writes; call it from one
-// thread at a time per child.
+// one per line (the txt format keeps newlines; `-f line` would drop final periods). RunCommand is
+// the generic part (posix_spawnp with pipes for stdin, stdout and stderr, its own process group, a
+// wall-clock timeout that kills the group). TranslateLines feeds the lines in chunks and checks
+// that each chunk comes back with exactly as many lines; when one does not (Apertium merged or
+// split lines), the chunk is halved and retried down to single lines, so every output line is known
+// to belong to its input line. Threading: RunCommand blocks SIGPIPE in the calling thread while it
+// writes; call it from one thread at a time per child.
 #pragma once
 
 #include <string>
@@ -15,9 +15,9 @@
 namespace trainbench::text {
 
 struct CommandResult {
-  int exit_code = 0;         // the child's exit status; 128+N when killed by signal N
-  std::string out;           // everything it wrote to stdout
-  std::string err;           // everything it wrote to stderr
+  int exit_code = 0;  // the child's exit status; 128+N when killed by signal N
+  std::string out;    // everything it wrote to stdout
+  std::string err;    // everything it wrote to stderr
 };
 
 // Runs argv[0] (searched in PATH) with argv, writing `input` to its stdin. Throws core::Error
@@ -35,17 +35,18 @@ struct ApertiumOptions {
 };
 
 struct TranslationStats {
-  long long calls = 0;           // apertium processes run
-  long long misaligned = 0;      // calls whose output had another number of lines than the input
-  long long split_lines = 0;     // single input lines that came back as several lines (joined)
-  long long empty_lines = 0;     // input lines that came back empty
+  long long calls = 0;        // apertium processes run
+  long long misaligned = 0;   // calls whose output had another number of lines than the input
+  long long split_lines = 0;  // single input lines that came back as several lines (joined)
+  long long empty_lines = 0;  // input lines that came back empty
 };
 
 // Translates each line (no "\n" inside, TB_CHECK). Output line i is the translation of
 // lines[i] with whitespace collapsed and trimmed; it may be empty (Apertium produced nothing).
 // Throws core::Error on a missing program (naming it and the packages to install), a
 // non-zero exit (with its stderr) or a timeout.
-std::vector<std::string> TranslateLines(const std::vector<std::string>& lines, const ApertiumOptions& options,
+std::vector<std::string> TranslateLines(const std::vector<std::string>& lines,
+                                        const ApertiumOptions& options,
                                         TranslationStats* stats = nullptr);
 
 }  // namespace trainbench::text

@@ -20,10 +20,13 @@ TEST(RunCommand, PipesAndExitCodes) {
 
 TEST(RunCommand, MissingProgramAndTimeout) {
   try {
-    RunCommand({"/nonexistent/apertium", "-u"}, "", 10, "install the Debian packages apertium and apertium-eng-spa");
+    RunCommand({"/nonexistent/apertium", "-u"}, "", 10,
+               "install the Debian packages apertium and apertium-eng-spa");
     FAIL();
   } catch (const core::Error& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/apertium: command not found (install the Debian packages apertium and apertium-eng-spa)");
+    EXPECT_STREQ(e.what(),
+                 "/nonexistent/apertium: command not found (install the Debian packages apertium "
+                 "and apertium-eng-spa)");
   }
   try {
     RunCommand({"sh", "-c", "sleep 30 | cat"}, "", 0.3);
@@ -34,12 +37,14 @@ TEST(RunCommand, MissingProgramAndTimeout) {
 }
 
 TEST(Apertium, TranslatesLineByLine) {
-  const std::vector<std::string> en = {"I have a dog.", "The cat is on the table.", "Where is the library?"};
+  const std::vector<std::string> en = {"I have a dog.", "The cat is on the table.",
+                                       "Where is the library?"};
   TranslationStats st;
   ApertiumOptions o;
   o.chunk_lines = 2;
   const std::vector<std::string> es = TranslateLines(en, o, &st);
-  EXPECT_EQ(es, (std::vector<std::string>{"Tengo un perro.", "El gato es en la mesa.", "D\xC3\xB3nde es la biblioteca?"}));
+  EXPECT_EQ(es, (std::vector<std::string>{"Tengo un perro.", "El gato es en la mesa.",
+                                          "D\xC3\xB3nde es la biblioteca?"}));
   EXPECT_EQ(st.calls, 2);
   EXPECT_EQ(st.misaligned, 0);
 }
@@ -64,8 +69,12 @@ TEST(Apertium, FailuresNameTheCommand) {
     TranslateLines({"Hello there my friend."}, o);
     FAIL();
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("apertium -u eng-xxx: exit code"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("install the Debian packages apertium and apertium-eng-xxx"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("apertium -u eng-xxx: exit code"), std::string::npos)
+        << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("install the Debian packages apertium and apertium-eng-xxx"),
+        std::string::npos)
+        << e.what();
   }
   o.command = "no-such-apertium";
   EXPECT_THROW(TranslateLines({"Hello."}, o), core::Error);

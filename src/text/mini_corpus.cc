@@ -32,7 +32,9 @@ namespace {
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
-bool IsAsciiSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool IsAsciiSpace(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 bool IsUpper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 bool IsLower(unsigned char c) { return c >= 'a' && c <= 'z'; }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -62,7 +64,8 @@ std::string_view Trim(std::string_view s) {
 std::vector<std::string> ListFortuneFiles(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw core::FileError(dir, 0, "no such folder (the fortune files come with the Debian package fortunes)");
+    throw core::FileError(
+        dir, 0, "no such folder (the fortune files come with the Debian package fortunes)");
   }
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -72,7 +75,8 @@ std::vector<std::string> ListFortuneFiles(const std::string& dir) {
     names.push_back(name);
   }
   if (ec) throw core::FileError(dir, 0, "cannot list: " + ec.message());
-  if (names.empty()) throw core::FileError(dir, 0, "holds no fortune files (install the Debian package fortunes)");
+  if (names.empty())
+    throw core::FileError(dir, 0, "holds no fortune files (install the Debian package fortunes)");
   std::sort(names.begin(), names.end());
   std::vector<std::string> paths;
   for (const auto& n : names) paths.push_back((fs::path(dir) / n).string());
@@ -85,7 +89,8 @@ std::string StripOverstrike(std::string_view text) {
   for (char c : text) {
     if (c == '\b') {
       // Remove the previous character (all of its UTF-8 bytes).
-      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80)
+        out.pop_back();
       if (!out.empty()) out.pop_back();
       continue;
     }
@@ -142,7 +147,9 @@ std::vector<std::string> FortuneParagraphs(std::string_view fortune) {
   };
   for (std::string_view line : Lines(fortune)) {
     const std::string_view t = Trim(line);
-    if (t.substr(0, 2) == "--" || t.substr(0, 3) == "\xE2\x80\x94" || t.substr(0, 3) == "\xE2\x80\x95") break;
+    if (t.substr(0, 2) == "--" || t.substr(0, 3) == "\xE2\x80\x94" ||
+        t.substr(0, 3) == "\xE2\x80\x95")
+      break;
     if (t.empty()) {
       flush();
       continue;
@@ -159,9 +166,10 @@ namespace {
 bool IsAbbreviation(std::string_view word) {
   // word: the token before the period, without the period, leading punctuation removed.
   static const std::unordered_set<std::string> kAbbrev = {
-      "mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "vs", "etc", "e.g", "i.e", "no", "mt",
-      "gen", "col", "lt", "sgt", "capt", "rev", "inc", "ltd", "co", "corp", "u.s", "u.k", "ph.d",
-      "a.m", "p.m", "fig", "vol", "cf", "approx", "dept", "univ", "ave", "gov", "sen", "rep"};
+      "mr",  "mrs", "ms",     "dr",   "st",   "jr",  "sr",   "prof", "vs",   "etc",
+      "e.g", "i.e", "no",     "mt",   "gen",  "col", "lt",   "sgt",  "capt", "rev",
+      "inc", "ltd", "co",     "corp", "u.s",  "u.k", "ph.d", "a.m",  "p.m",  "fig",
+      "vol", "cf",  "approx", "dept", "univ", "ave", "gov",  "sen",  "rep"};
   while (!word.empty() && !IsUpper(word.front()) && !IsLower(word.front())) word.remove_prefix(1);
   if (word.size() == 1 && IsUpper(word[0])) return true;  // an initial: "J. R. R. Tolkien"
   std::string lower(word);
@@ -204,13 +212,20 @@ std::vector<std::string> SplitSentences(std::string_view p) {
 
 const char* SentenceFilterName(SentenceFilter f) {
   switch (f) {
-    case SentenceFilter::kKeep: return "kept";
-    case SentenceFilter::kLength: return "length";
-    case SentenceFilter::kControl: return "control_characters";
-    case SentenceFilter::kNonAscii: return "non_ascii";
-    case SentenceFilter::kMarkup: return "markup_characters";
-    case SentenceFilter::kFewLetters: return "few_letters";
-    case SentenceFilter::kNoLowercase: return "no_lowercase";
+    case SentenceFilter::kKeep:
+      return "kept";
+    case SentenceFilter::kLength:
+      return "length";
+    case SentenceFilter::kControl:
+      return "control_characters";
+    case SentenceFilter::kNonAscii:
+      return "non_ascii";
+    case SentenceFilter::kMarkup:
+      return "markup_characters";
+    case SentenceFilter::kFewLetters:
+      return "few_letters";
+    case SentenceFilter::kNoLowercase:
+      return "no_lowercase";
   }
   return "?";
 }
@@ -240,7 +255,8 @@ SentenceFilter FilterSentence(std::string_view s, int min_words, int max_words) 
   }
   if (non_ascii * 10 > cps.size()) return SentenceFilter::kNonAscii;
   for (char32_t cp : cps) {
-    if (cp < 0x80 && std::string_view("{}[]<>|\\_=~^#@*").find(static_cast<char>(cp)) != std::string_view::npos) {
+    if (cp < 0x80 && std::string_view("{}[]<>|\\_=~^#@*").find(static_cast<char>(cp)) !=
+                         std::string_view::npos) {
       return SentenceFilter::kMarkup;
     }
   }
@@ -248,7 +264,9 @@ SentenceFilter FilterSentence(std::string_view s, int min_words, int max_words) 
     if (cp == ' ') continue;
     ++non_space;
     const bool is_lower = cp < 0x80 && IsLower(static_cast<unsigned char>(cp));
-    if (is_lower || (cp < 0x80 && IsUpper(static_cast<unsigned char>(cp))) || (cp >= 0xC0 && cp < 0x250 && cp != 0xD7 && cp != 0xF7)) ++letters;
+    if (is_lower || (cp < 0x80 && IsUpper(static_cast<unsigned char>(cp))) ||
+        (cp >= 0xC0 && cp < 0x250 && cp != 0xD7 && cp != 0xF7))
+      ++letters;
     if (is_lower || (cp >= 0xDF && cp < 0x100 && cp != 0xF7)) lower = true;
   }
   if (letters * 10 < non_space * 6) return SentenceFilter::kFewLetters;
@@ -279,7 +297,8 @@ SplitIndices SplitTrainTest(size_t n, size_t test_size, uint64_t seed) {
     const uint64_t bound = i;
     const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
     uint64_t r;
-    do r = next(); while (r >= limit);
+    do r = next();
+    while (r >= limit);
     std::swap(perm[i - 1], perm[r % bound]);
   }
   SplitIndices s;
@@ -298,7 +317,9 @@ std::string Fnv1a64Hex(std::string_view bytes) {
   return buf;
 }
 
-std::string SentencesHash(const std::vector<std::string>& sentences) { return Fnv1a64Hex(JoinLines(sentences)); }
+std::string SentencesHash(const std::vector<std::string>& sentences) {
+  return Fnv1a64Hex(JoinLines(sentences));
+}
 
 EnglishSentences ExtractEnglishSentences(const MiniCorpusOptions& o) {
   EnglishSentences r;
@@ -341,7 +362,8 @@ EnglishSentences ExtractEnglishSentences(const MiniCorpusOptions& o) {
   c["fortunes_invalid_utf8"] = invalid;
   c["candidate_sentences"] = candidates;
   core::Json d;
-  for (int f = 1; f < 7; ++f) d[SentenceFilterName(static_cast<SentenceFilter>(f))] = dropped[static_cast<size_t>(f)];
+  for (int f = 1; f < 7; ++f)
+    d[SentenceFilterName(static_cast<SentenceFilter>(f))] = dropped[static_cast<size_t>(f)];
   c["dropped_by_filter"] = d;
   c["kept_sentences"] = kept.size();
   c["duplicates"] = duplicates;
@@ -371,8 +393,9 @@ MiniCorpus BuildMiniCorpus(const MiniCorpusOptions& o) {
     all.target.push_back(es[i]);
   }
   if (o.test_size < 1 || static_cast<long long>(all.size()) <= o.test_size) {
-    throw core::Error("translation corpus: " + std::to_string(all.size()) + " sentence pairs, too few for test_size " +
-                      std::to_string(o.test_size) + " (the test split needs at least 1 pair and train at least 1)");
+    throw core::Error("translation corpus: " + std::to_string(all.size()) +
+                      " sentence pairs, too few for test_size " + std::to_string(o.test_size) +
+                      " (the test split needs at least 1 pair and train at least 1)");
   }
   const SplitIndices split = SplitTrainTest(all.size(), static_cast<size_t>(o.test_size), o.seed);
   for (size_t i : split.train) {

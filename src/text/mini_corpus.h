@@ -19,12 +19,12 @@ namespace trainbench::text {
 
 struct MiniCorpusOptions {
   std::string fortunes_dir = "/usr/share/games/fortunes";  // plain fortune files (not .dat/.u8)
-  int min_words = 4;               // sentence length bounds, whitespace-separated words
+  int min_words = 4;  // sentence length bounds, whitespace-separated words
   int max_words = 25;
-  long long max_sentences = 0;     // keep the first N deduplicated sentences (0: all; for tests)
-  long long test_size = 1000;      // sentence pairs in the test split
-  uint64_t seed = 20181212;        // the train/test split
-  ApertiumOptions apertium;        // how to call the translator (not part of what is built)
+  long long max_sentences = 0;  // keep the first N deduplicated sentences (0: all; for tests)
+  long long test_size = 1000;   // sentence pairs in the test split
+  uint64_t seed = 20181212;     // the train/test split
+  ApertiumOptions apertium;     // how to call the translator (not part of what is built)
 };
 
 // The options that determine the corpus, as dataset.json records them.
@@ -58,7 +58,15 @@ std::string CollapseWhitespace(std::string_view s);
 std::vector<std::string> SplitSentences(std::string_view paragraph);
 
 // Why a sentence is not kept; kKeep when it is.
-enum class SentenceFilter { kKeep, kLength, kControl, kNonAscii, kMarkup, kFewLetters, kNoLowercase };
+enum class SentenceFilter {
+  kKeep,
+  kLength,
+  kControl,
+  kNonAscii,
+  kMarkup,
+  kFewLetters,
+  kNoLowercase
+};
 const char* SentenceFilterName(SentenceFilter f);
 // kLength: outside [min_words, max_words]; kControl: control characters; kNonAscii: more than
 // 10% of the code points are not ASCII; kMarkup: one of {}[]<>|\_=~^#@* (code, ASCII art,
@@ -80,9 +88,9 @@ SplitIndices SplitTrainTest(size_t n, size_t test_size, uint64_t seed);
 // ---- End to end ----
 
 struct EnglishSentences {
-  std::vector<std::string> sentences;    // normalised, filtered, deduplicated, in file order
-  core::Json sources;                    // [{"file", "bytes", "fnv1a64"}] of the fortune files read
-  core::Json counts;                     // fortunes, dropped fortunes, sentences, drops by filter, duplicates
+  std::vector<std::string> sentences;  // normalised, filtered, deduplicated, in file order
+  core::Json sources;                  // [{"file", "bytes", "fnv1a64"}] of the fortune files read
+  core::Json counts;  // fortunes, dropped fortunes, sentences, drops by filter, duplicates
 };
 // Reads every fortune file (throws core::FileError naming an unreadable one). A fortune with
 // invalid UTF-8 is dropped whole (counted). Then applies options.max_sentences.

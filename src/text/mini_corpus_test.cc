@@ -32,7 +32,9 @@ Mr. Smith met Dr. Jones at St. Paul's on Sunday.  They talked about J. R. R. Tol
 %
 A bug in the code is worth two in the documentation.
 %
-This is )" "_\bb_\bo_\bl_\bd" R"(, really.
+This is )"
+                                  "_\bb_\bo_\bl_\bd"
+                                  R"(, really.
 %)";
 
 TEST(MiniCorpus, SplitsFortunesAndDropsEmptyOnes) {
@@ -50,7 +52,8 @@ TEST(MiniCorpus, StripsOverstriking) {
 TEST(MiniCorpus, ParagraphsJoinWrappedLinesAndDropAttributions) {
   const Strings f = SplitFortunes(kFortunes);
   EXPECT_EQ(FortuneParagraphs(f[1]),
-            Strings{"You swing at the Sun. You miss. The Sun swings. He hits you with a big old disk! You read "
+            Strings{"You swing at the Sun. You miss. The Sun swings. He hits you with a big old "
+                    "disk! You read "
                     "the disk. It is written in an alien tongue and cannot be read."});
   EXPECT_EQ(FortuneParagraphs(f[3]).size(), 2u);  // a blank line separates paragraphs
   EXPECT_EQ(FortuneParagraphs("Line one\n  \u2014 Someone Famous\n"), Strings{"Line one"});
@@ -58,12 +61,18 @@ TEST(MiniCorpus, ParagraphsJoinWrappedLinesAndDropAttributions) {
 }
 
 TEST(MiniCorpus, SplitsSentencesButNotAfterAbbreviationsOrInitials) {
-  EXPECT_EQ(SplitSentences("You swing at the Sun. You miss. The Sun swings! Why? 42 is \"the answer.\" Fine."),
-            (Strings{"You swing at the Sun.", "You miss.", "The Sun swings!", "Why?", "42 is \"the answer.\"", "Fine."}));
-  EXPECT_EQ(SplitSentences("Mr. Smith met Dr. Jones at St. Paul's on Sunday. They talked about J. R. R. Tolkien, e.g. his books."),
-            (Strings{"Mr. Smith met Dr. Jones at St. Paul's on Sunday.", "They talked about J. R. R. Tolkien, e.g. his books."}));
-  EXPECT_EQ(SplitSentences("Everything goes dark... The end"), (Strings{"Everything goes dark...", "The end"}));
-  EXPECT_EQ(SplitSentences("it costs 3.5 dollars. ok"), Strings{"it costs 3.5 dollars. ok"});  // lowercase after the period
+  EXPECT_EQ(SplitSentences(
+                "You swing at the Sun. You miss. The Sun swings! Why? 42 is \"the answer.\" Fine."),
+            (Strings{"You swing at the Sun.", "You miss.", "The Sun swings!", "Why?",
+                     "42 is \"the answer.\"", "Fine."}));
+  EXPECT_EQ(SplitSentences("Mr. Smith met Dr. Jones at St. Paul's on Sunday. They talked about J. "
+                           "R. R. Tolkien, e.g. his books."),
+            (Strings{"Mr. Smith met Dr. Jones at St. Paul's on Sunday.",
+                     "They talked about J. R. R. Tolkien, e.g. his books."}));
+  EXPECT_EQ(SplitSentences("Everything goes dark... The end"),
+            (Strings{"Everything goes dark...", "The end"}));
+  EXPECT_EQ(SplitSentences("it costs 3.5 dollars. ok"),
+            Strings{"it costs 3.5 dollars. ok"});  // lowercase after the period
 }
 
 TEST(MiniCorpus, FiltersSentences) {
@@ -73,8 +82,13 @@ TEST(MiniCorpus, FiltersSentences) {
   for (int i = 0; i < 26; ++i) long_one += "word ";
   EXPECT_EQ(FilterSentence(long_one, 4, 25), SentenceFilter::kLength);
   EXPECT_EQ(FilterSentence("Ring the bell \x07 now please", 4, 25), SentenceFilter::kControl);
-  EXPECT_EQ(FilterSentence("\xCE\x93\xCE\xB5\xCE\xB9\xCE\xB1 \xCF\x83\xCE\xBF\xCF\x85 world and more", 4, 25), SentenceFilter::kNonAscii);
-  EXPECT_EQ(FilterSentence("Una ma\xC3\xB1" "ana de caf\xC3\xA9 con leche", 4, 25), SentenceFilter::kKeep);
+  EXPECT_EQ(FilterSentence(
+                "\xCE\x93\xCE\xB5\xCE\xB9\xCE\xB1 \xCF\x83\xCE\xBF\xCF\x85 world and more", 4, 25),
+            SentenceFilter::kNonAscii);
+  EXPECT_EQ(FilterSentence("Una ma\xC3\xB1"
+                           "ana de caf\xC3\xA9 con leche",
+                           4, 25),
+            SentenceFilter::kKeep);
   EXPECT_EQ(FilterSentence("if (x == 1) { return y; }", 4, 25), SentenceFilter::kMarkup);
   EXPECT_EQ(FilterSentence("(1) 2.3 4.5 (6) 7/8 9", 4, 25), SentenceFilter::kFewLetters);
   EXPECT_EQ(FilterSentence("THIS IS A HEADLINE", 4, 25), SentenceFilter::kNoLowercase);
@@ -107,18 +121,21 @@ TEST(MiniCorpus, ExtractsFromAFolderInSortedOrder) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "b_second") << kFortunes;
-  std::ofstream(dir / "a_first") << "The first file comes first here.\n%\nNot UTF-8 here: \xC0\xAF at all.\n%\n";
+  std::ofstream(dir / "a_first")
+      << "The first file comes first here.\n%\nNot UTF-8 here: \xC0\xAF at all.\n%\n";
   std::ofstream(dir / "a_first.dat") << "index bytes, not read";
   std::filesystem::create_symlink("a_first", dir / "a_first.u8");
   MiniCorpusOptions o;
   o.fortunes_dir = dir.string();
   const EnglishSentences e = ExtractEnglishSentences(o);
-  EXPECT_EQ(e.sentences, (Strings{"The first file comes first here.", "A bug in the code is worth two in the documentation.",
-                                  "You swing at the Sun.", "He hits you with a big old disk!", "You read the disk.",
-                                  "It is written in an alien tongue and cannot be read.",
-                                  "Mr. Smith met Dr. Jones at St. Paul's on Sunday.",
-                                  "They talked about J. R. R. Tolkien, e.g. his books.", "\"Is it raining?\" she asked.",
-                                  "This is bold, really."}));
+  EXPECT_EQ(e.sentences,
+            (Strings{"The first file comes first here.",
+                     "A bug in the code is worth two in the documentation.",
+                     "You swing at the Sun.", "He hits you with a big old disk!",
+                     "You read the disk.", "It is written in an alien tongue and cannot be read.",
+                     "Mr. Smith met Dr. Jones at St. Paul's on Sunday.",
+                     "They talked about J. R. R. Tolkien, e.g. his books.",
+                     "\"Is it raining?\" she asked.", "This is bold, really."}));
   EXPECT_EQ(e.counts["fortune_files"], 2);
   EXPECT_EQ(e.counts["fortunes_invalid_utf8"], 1);
   EXPECT_EQ(e.counts["duplicates"], 1);

@@ -12,9 +12,7 @@ namespace trainbench::text {
 
 namespace {
 
-bool IsSpaceByte(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+bool IsSpaceByte(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // A file read line by line; the "\r" of a CRLF ending is dropped.
 class LineReader {
@@ -45,8 +43,10 @@ class LineReader {
 }  // namespace
 
 void CheckCorpusLine(std::string_view line, const std::string& file, long line_number) {
-  if (line.empty()) throw core::FileError(file, line_number, "empty line (every line must hold a sentence)");
-  if (line.find('\n') != std::string_view::npos) throw core::FileError(file, line_number, "line contains a newline");
+  if (line.empty())
+    throw core::FileError(file, line_number, "empty line (every line must hold a sentence)");
+  if (line.find('\n') != std::string_view::npos)
+    throw core::FileError(file, line_number, "line contains a newline");
   bool blank = true;
   for (char c : line) {
     if (!IsSpaceByte(c)) {
@@ -54,12 +54,16 @@ void CheckCorpusLine(std::string_view line, const std::string& file, long line_n
       break;
     }
   }
-  if (blank) throw core::FileError(file, line_number, "line holds only whitespace (every line must hold a sentence)");
-  if (auto e = FindInvalidUtf8(line)) throw core::FileError(file, line_number, e->Message() + " of the line");
+  if (blank)
+    throw core::FileError(file, line_number,
+                          "line holds only whitespace (every line must hold a sentence)");
+  if (auto e = FindInvalidUtf8(line))
+    throw core::FileError(file, line_number, e->Message() + " of the line");
 }
 
-long long ForEachParallelLine(const std::string& source_path, const std::string& target_path,
-                              const std::function<void(long long, std::string_view, std::string_view)>& fn) {
+long long ForEachParallelLine(
+    const std::string& source_path, const std::string& target_path,
+    const std::function<void(long long, std::string_view, std::string_view)>& fn) {
   LineReader src(source_path);
   LineReader tgt(target_path);
   std::string s, t;
@@ -75,8 +79,9 @@ long long ForEachParallelLine(const std::string& source_path, const std::string&
       const std::string& shorter = has_s ? target_path : source_path;
       const std::string& longer = has_s ? source_path : target_path;
       throw core::FileError(shorter, n + 1,
-                            "ends here: " + shorter + " has " + std::to_string(has_s ? n_tgt : n_src) +
-                                " lines but " + longer + " has " + std::to_string(has_s ? n_src : n_tgt) +
+                            "ends here: " + shorter + " has " +
+                                std::to_string(has_s ? n_tgt : n_src) + " lines but " + longer +
+                                " has " + std::to_string(has_s ? n_src : n_tgt) +
                                 " (the files must be line-aligned)");
     }
     ++n;
@@ -84,16 +89,18 @@ long long ForEachParallelLine(const std::string& source_path, const std::string&
     CheckCorpusLine(t, target_path, static_cast<long>(n));
     if (fn) fn(n, s, t);
   }
-  if (n == 0) throw core::FileError(source_path, 0, "empty corpus (no lines; so is " + target_path + ")");
+  if (n == 0)
+    throw core::FileError(source_path, 0, "empty corpus (no lines; so is " + target_path + ")");
   return n;
 }
 
 ParallelCorpus ReadParallelCorpus(const std::string& source_path, const std::string& target_path) {
   ParallelCorpus c;
-  ForEachParallelLine(source_path, target_path, [&](long long, std::string_view s, std::string_view t) {
-    c.source.emplace_back(s);
-    c.target.emplace_back(t);
-  });
+  ForEachParallelLine(source_path, target_path,
+                      [&](long long, std::string_view s, std::string_view t) {
+                        c.source.emplace_back(s);
+                        c.target.emplace_back(t);
+                      });
   return c;
 }
 
@@ -116,13 +123,18 @@ void WriteParallelCorpus(const ParallelCorpus& corpus, const std::string& source
                       std::to_string(corpus.source.size()) + " source lines but " +
                       std::to_string(corpus.target.size()) + " target lines");
   }
-  if (corpus.source.empty()) throw core::FileError(source_path, 0, "refusing to write an empty corpus");
+  if (corpus.source.empty())
+    throw core::FileError(source_path, 0, "refusing to write an empty corpus");
   for (size_t i = 0; i < corpus.size(); ++i) {
     CheckCorpusLine(corpus.source[i], source_path, static_cast<long>(i + 1));
     CheckCorpusLine(corpus.target[i], target_path, static_cast<long>(i + 1));
     // A trailing "\r" would be dropped on reading: refuse it so that what is written reads back.
-    if (corpus.source[i].back() == '\r') throw core::FileError(source_path, static_cast<long>(i + 1), "line ends with a carriage return");
-    if (corpus.target[i].back() == '\r') throw core::FileError(target_path, static_cast<long>(i + 1), "line ends with a carriage return");
+    if (corpus.source[i].back() == '\r')
+      throw core::FileError(source_path, static_cast<long>(i + 1),
+                            "line ends with a carriage return");
+    if (corpus.target[i].back() == '\r')
+      throw core::FileError(target_path, static_cast<long>(i + 1),
+                            "line ends with a carriage return");
   }
   core::WriteFileAtomically(source_path, JoinLines(corpus.source));
   core::WriteFileAtomically(target_path, JoinLines(corpus.target));

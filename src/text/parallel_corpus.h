@@ -28,8 +28,9 @@ void CheckCorpusLine(std::string_view line, const std::string& file, long line_n
 // Streams both files in step, calling fn(line_number, source_line, target_line) for every
 // pair after checking both lines. Returns the number of pairs. A corpus with no lines is an
 // error. Memory: one line of each file at a time (fit for WMT-size files).
-long long ForEachParallelLine(const std::string& source_path, const std::string& target_path,
-                              const std::function<void(long long, std::string_view, std::string_view)>& fn);
+long long ForEachParallelLine(
+    const std::string& source_path, const std::string& target_path,
+    const std::function<void(long long, std::string_view, std::string_view)>& fn);
 
 // Reads both files whole (checked as above).
 ParallelCorpus ReadParallelCorpus(const std::string& source_path, const std::string& target_path);

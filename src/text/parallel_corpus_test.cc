@@ -36,7 +36,8 @@ class ParallelCorpusTest : public ::testing::Test {
 };
 
 TEST_F(ParallelCorpusTest, ReadsAlignedFiles) {
-  const std::string en = Write("a.en", "The cat sleeps.\nI have a dog.\r\nLast line without newline");
+  const std::string en =
+      Write("a.en", "The cat sleeps.\nI have a dog.\r\nLast line without newline");
   const std::string es = Write("a.es", "El gato duerme.\nTengo un perro.\nLa \xC3\xBAltima\n");
   const ParallelCorpus c = ReadParallelCorpus(en, es);
   ASSERT_EQ(c.size(), 3u);
@@ -49,21 +50,26 @@ TEST_F(ParallelCorpusTest, ReadsAlignedFiles) {
 TEST_F(ParallelCorpusTest, DifferentLineCountsNameBothFilesAndCounts) {
   const std::string en = Write("a.en", "one\ntwo\nthree\n");
   const std::string es = Write("a.es", "uno\ndos\n");
-  EXPECT_EQ(ErrorOf(en, es), es + ":3: ends here: " + es + " has 2 lines but " + en + " has 3 (the files must be line-aligned)");
-  EXPECT_EQ(ErrorOf(es, en), es + ":3: ends here: " + es + " has 2 lines but " + en + " has 3 (the files must be line-aligned)");
+  EXPECT_EQ(ErrorOf(en, es), es + ":3: ends here: " + es + " has 2 lines but " + en +
+                                 " has 3 (the files must be line-aligned)");
+  EXPECT_EQ(ErrorOf(es, en), es + ":3: ends here: " + es + " has 2 lines but " + en +
+                                 " has 3 (the files must be line-aligned)");
 }
 
 TEST_F(ParallelCorpusTest, EmptyAndBlankLinesNameFileAndLine) {
   const std::string en = Write("a.en", "one\ntwo\nthree\n");
-  EXPECT_EQ(ErrorOf(en, Write("b.es", "uno\n\ntres\n")), (dir_ / "b.es").string() + ":2: empty line (every line must hold a sentence)");
+  EXPECT_EQ(ErrorOf(en, Write("b.es", "uno\n\ntres\n")),
+            (dir_ / "b.es").string() + ":2: empty line (every line must hold a sentence)");
   EXPECT_EQ(ErrorOf(Write("c.en", "one\ntwo\n \t \n"), Write("c.es", "uno\ndos\ntres\n")),
-            (dir_ / "c.en").string() + ":3: line holds only whitespace (every line must hold a sentence)");
+            (dir_ / "c.en").string() +
+                ":3: line holds only whitespace (every line must hold a sentence)");
 }
 
 TEST_F(ParallelCorpusTest, InvalidUtf8NamesFileLineAndOffset) {
   const std::string en = Write("a.en", "one\ntwo\n");
   EXPECT_EQ(ErrorOf(en, Write("b.es", "uno\nd\xC3\xB3s \xC0\xAF\n")),
-            (dir_ / "b.es").string() + ":2: invalid UTF-8 at byte 5: overlong encoding (lead byte 0xC0) of the line");
+            (dir_ / "b.es").string() +
+                ":2: invalid UTF-8 at byte 5: overlong encoding (lead byte 0xC0) of the line");
   EXPECT_EQ(ErrorOf(en, Write("c.es", "uno\xED\xA0\x80\ndos\n")),
             (dir_ / "c.es").string() + ":1: invalid UTF-8 at byte 3: surrogate U+D800 of the line");
 }

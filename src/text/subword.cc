@@ -39,8 +39,10 @@ SubwordModel::SubwordModel(SubwordModel&&) noexcept = default;
 SubwordModel& SubwordModel::operator=(SubwordModel&&) noexcept = default;
 SubwordModel::~SubwordModel() = default;
 
-SubwordModel SubwordModel::Train(const std::vector<std::string>& sentences, const SubwordOptions& o) {
-  for (const auto& s : sentences) TB_CHECK(s.find('\n') == std::string::npos, "training sentence holds a newline");
+SubwordModel SubwordModel::Train(const std::vector<std::string>& sentences,
+                                 const SubwordOptions& o) {
+  for (const auto& s : sentences)
+    TB_CHECK(s.find('\n') == std::string::npos, "training sentence holds a newline");
   const std::unordered_map<std::string, std::string> args = {
       {"model_type", o.model_type},
       {"vocab_size", std::to_string(o.vocab_size)},
@@ -59,8 +61,9 @@ SubwordModel SubwordModel::Train(const std::vector<std::string>& sentences, cons
   VectorIterator it(sentences);
   std::string model;
   const auto status = sentencepiece::SentencePieceTrainer::Train(args, &it, &model);
-  if (!status.ok()) throw core::Error("sentencepiece training (vocab_size " + std::to_string(o.vocab_size) + ", " +
-                                      std::to_string(sentences.size()) + " sentences): " + status.ToString());
+  if (!status.ok())
+    throw core::Error("sentencepiece training (vocab_size " + std::to_string(o.vocab_size) + ", " +
+                      std::to_string(sentences.size()) + " sentences): " + status.ToString());
   return FromSerialized(std::move(model), "trained sentencepiece model");
 }
 
@@ -72,11 +75,14 @@ SubwordModel SubwordModel::FromSerialized(std::string bytes, const std::string& 
   return m;
 }
 
-SubwordModel SubwordModel::Load(const std::string& path) { return FromSerialized(core::ReadFile(path), path); }
+SubwordModel SubwordModel::Load(const std::string& path) {
+  return FromSerialized(core::ReadFile(path), path);
+}
 
 std::string SubwordModel::VocabText() const {
   std::ostringstream os;
-  for (int i = 0; i < sp_->GetPieceSize(); ++i) os << sp_->IdToPiece(i) << "\t" << sp_->GetScore(i) << "\n";
+  for (int i = 0; i < sp_->GetPieceSize(); ++i)
+    os << sp_->IdToPiece(i) << "\t" << sp_->GetScore(i) << "\n";
   return os.str();
 }
 

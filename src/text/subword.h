@@ -40,9 +40,11 @@ class SubwordModel {
 
   // Trains on `sentences` (each one line, no "\n"). Throws core::Error with SentencePiece's
   // message when training fails (e.g. a vocabulary larger than the text allows).
-  static SubwordModel Train(const std::vector<std::string>& sentences, const SubwordOptions& options);
+  static SubwordModel Train(const std::vector<std::string>& sentences,
+                            const SubwordOptions& options);
   // Loads a serialized model (the bytes of a .model file); `what` names it in errors.
-  static SubwordModel FromSerialized(std::string bytes, const std::string& what = "sentencepiece model");
+  static SubwordModel FromSerialized(std::string bytes,
+                                     const std::string& what = "sentencepiece model");
   // Loads a .model file; throws core::Error naming the path.
   static SubwordModel Load(const std::string& path);
 

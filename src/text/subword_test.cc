@@ -11,12 +11,16 @@ namespace {
 
 // A small two-language corpus: every combination of a few subjects, verbs and objects.
 std::vector<std::string> SmallCorpus() {
-  const char* en_s[] = {"The cat", "A dog", "My friend", "The old man", "Her sister", "Our teacher"};
+  const char* en_s[] = {"The cat",     "A dog",      "My friend",
+                        "The old man", "Her sister", "Our teacher"};
   const char* en_v[] = {"sees", "likes", "wants", "finds", "paints"};
-  const char* en_o[] = {"the house.", "a red apple.", "the big tree.", "many books.", "the little boat."};
-  const char* es_s[] = {"El gato", "Un perro", "Mi amigo", "El viejo", "Su hermana", "Nuestro profesor"};
+  const char* en_o[] = {"the house.", "a red apple.", "the big tree.", "many books.",
+                        "the little boat."};
+  const char* es_s[] = {"El gato",  "Un perro",   "Mi amigo",
+                        "El viejo", "Su hermana", "Nuestro profesor"};
   const char* es_v[] = {"ve", "quiere", "desea", "encuentra", "pinta"};
-  const char* es_o[] = {"la casa.", "una manzana roja.", "el \xC3\xA1rbol grande.", "muchos libros.", "el barco peque\xC3\xB1o."};
+  const char* es_o[] = {"la casa.", "una manzana roja.", "el \xC3\xA1rbol grande.",
+                        "muchos libros.", "el barco peque\xC3\xB1o."};
   std::vector<std::string> v;
   for (int s = 0; s < 6; ++s)
     for (int b = 0; b < 5; ++b)

@@ -50,7 +50,8 @@ double Since(std::chrono::steady_clock::time_point t0) {
 }
 
 // The first key whose value differs between a and b ("corpus.seed"), or "" when equal.
-std::string FirstDifference(const core::Json& a, const core::Json& b, const std::string& prefix = "") {
+std::string FirstDifference(const core::Json& a, const core::Json& b,
+                            const std::string& prefix = "") {
   if (a.is_object() && b.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {
       const std::string key = prefix + it.key();
@@ -81,28 +82,36 @@ std::string ValueAt(const core::Json& j, const std::string& dotted) {
   return cur->dump();
 }
 
-void Verify(const std::string& dir, const MiniTranslationOptions& o, const core::Json& dataset, std::FILE* progress) {
+void Verify(const std::string& dir, const MiniTranslationOptions& o, const core::Json& dataset,
+            std::FILE* progress) {
   const std::string json_path = dir + "/dataset.json";
   const core::Json want = OptionsJson(o);
-  if (!dataset.contains("options")) throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
+  if (!dataset.contains("options"))
+    throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
   const std::string diff = FirstDifference(want, dataset["options"]);
   if (!diff.empty()) {
-    throw core::FileError(json_path, 0, "the folder was built with other options: " + diff + " is " +
-                                            ValueAt(dataset["options"], diff) + ", requested " + ValueAt(want, diff) +
-                                            "; remove the folder to rebuild it");
+    throw core::FileError(json_path, 0,
+                          "the folder was built with other options: " + diff + " is " +
+                              ValueAt(dataset["options"], diff) + ", requested " +
+                              ValueAt(want, diff) + "; remove the folder to rebuild it");
   }
   const core::Json& files = dataset.value("files", core::Json::object());
   for (const char* name : kMiniTranslationFiles) {
     const std::string path = dir + "/" + name;
     if (!files.contains(name)) throw core::FileError(json_path, 0, std::string("lists no ") + name);
-    if (!fs::exists(path)) throw core::FileError(path, 0, "missing (listed in " + json_path + "); remove the folder to rebuild it");
+    if (!fs::exists(path))
+      throw core::FileError(
+          path, 0, "missing (listed in " + json_path + "); remove the folder to rebuild it");
     const std::string bytes = core::ReadFile(path);
     const core::Json& f = files[name];
-    if (f.value("bytes", -1LL) != static_cast<long long>(bytes.size()) || f.value("fnv1a64", "") != Fnv1a64Hex(bytes)) {
-      throw core::FileError(path, 0, "differs from what " + json_path + " records (" + std::to_string(bytes.size()) +
-                                         " bytes, fnv1a64 " + Fnv1a64Hex(bytes) + "; recorded " +
-                                         std::to_string(f.value("bytes", -1LL)) + " bytes, " + f.value("fnv1a64", "?") +
-                                         "); remove the folder to rebuild it");
+    if (f.value("bytes", -1LL) != static_cast<long long>(bytes.size()) ||
+        f.value("fnv1a64", "") != Fnv1a64Hex(bytes)) {
+      throw core::FileError(path, 0,
+                            "differs from what " + json_path + " records (" +
+                                std::to_string(bytes.size()) + " bytes, fnv1a64 " +
+                                Fnv1a64Hex(bytes) + "; recorded " +
+                                std::to_string(f.value("bytes", -1LL)) + " bytes, " +
+                                f.value("fnv1a64", "?") + "); remove the folder to rebuild it");
     }
   }
   const core::Json& counts = dataset.value("counts", core::Json::object());
@@ -110,58 +119,75 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
     const std::string en = dir + "/" + split + ".en", es = dir + "/" + split + ".es";
     const long long n = ForEachParallelLine(en, es, nullptr);
     const long long want_n = counts.value(std::string(split) + "_pairs", -1LL);
-    if (n != want_n) throw core::FileError(en, 0, "holds " + std::to_string(n) + " pairs; " + json_path + " says " + std::to_string(want_n));
+    if (n != want_n)
+      throw core::FileError(en, 0,
+                            "holds " + std::to_string(n) + " pairs; " + json_path + " says " +
+                                std::to_string(want_n));
     Say(progress, "  %s/%s.{en,es}: %lld sentence pairs, ok\n", dir.c_str(), split, n);
   }
   const SubwordModel spm = SubwordModel::Load(dir + "/spm.model");
+  if (spm.vocab_size() != counts.value("spm_pieces", -1LL)) {
+    throw core::FileError(dir + "/spm.model", 0,
+                          "has " + std::to_string(spm.vocab_size()) + " pieces; " + json_path +
+                              " says " + std::to_string(counts.value("spm_pieces", -1LL)));
+  }
   Say(progress, "  %s/spm.model: loads, %d pieces\n", dir.c_str(), spm.vocab_size());
   if (std::error_code ec; fs::is_directory(o.corpus.fortunes_dir, ec)) {
     const EnglishSentences en = ExtractEnglishSentences(o.corpus);
     const std::string h = SentencesHash(en.sentences);
     const std::string recorded = dataset.value("english_sentences_fnv1a64", "");
     if (h != recorded) {
-      throw core::FileError(json_path, 0, "the fortunes in " + o.corpus.fortunes_dir + " give other English sentences (fnv1a64 " + h +
-                                              ") than those the folder was built from (" + recorded +
-                                              "): another version of the fortunes package? remove the folder to rebuild it");
+      throw core::FileError(
+          json_path, 0,
+          "the fortunes in " + o.corpus.fortunes_dir + " give other English sentences (fnv1a64 " +
+              h + ") than those the folder was built from (" + recorded +
+              "): another version of the fortunes package? remove the folder to rebuild it");
     }
     Say(progress, "  %s: gives the same English sentences\n", o.corpus.fortunes_dir.c_str());
   } else {
-    Say(progress, "  %s: not there, the English side is not checked against it\n", o.corpus.fortunes_dir.c_str());
+    Say(progress, "  %s: not there, the English side is not checked against it\n",
+        o.corpus.fortunes_dir.c_str());
   }
 }
 
 }  // namespace
 
-PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslationOptions& o, std::FILE* progress) {
+PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslationOptions& o,
+                                     std::FILE* progress) {
   PrepareResult r;
   const std::string json_path = dir + "/dataset.json";
   if (fs::exists(json_path)) {
     try {
       r.dataset = core::Json::parse(core::ReadFile(json_path));
     } catch (const core::Json::exception& e) {
-      throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove the folder to rebuild it");
+      throw core::FileError(
+          json_path, 0,
+          std::string("not valid JSON (") + e.what() + "); remove the folder to rebuild it");
     }
     Verify(dir, o, r.dataset, progress);
     return r;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  Say(progress, "  reading the fortunes in %s, translating with %s %s\n", o.corpus.fortunes_dir.c_str(),
-      o.corpus.apertium.command.c_str(), o.corpus.apertium.pair.c_str());
+  Say(progress, "  reading the fortunes in %s, translating with %s %s\n",
+      o.corpus.fortunes_dir.c_str(), o.corpus.apertium.command.c_str(),
+      o.corpus.apertium.pair.c_str());
   auto t = std::chrono::steady_clock::now();
   MiniCorpus m = BuildMiniCorpus(o.corpus);
   const double build_s = Since(t);
-  Say(progress, "  %zu English sentences, %lld apertium calls, %.1f s\n", m.english.sentences.size(), m.translation.calls, build_s);
+  Say(progress, "  %zu English sentences, %lld apertium calls, %.1f s\n",
+      m.english.sentences.size(), m.translation.calls, build_s);
 
   t = std::chrono::steady_clock::now();
   std::vector<std::string> spm_input = m.train.source;
   spm_input.insert(spm_input.end(), m.train.target.begin(), m.train.target.end());
   const SubwordModel spm = SubwordModel::Train(spm_input, o.subword);
   const double spm_s = Since(t);
-  Say(progress, "  sentencepiece: %d pieces trained on %zu sentences in %.1f s\n", spm.vocab_size(), spm_input.size(), spm_s);
+  Say(progress, "  sentencepiece: %d pieces trained on %zu sentences in %.1f s\n", spm.vocab_size(),
+      spm_input.size(), spm_s);
 
   // The files hold the text as SentencePiece normalises it (nmt_nfkc: e.g. Apertium's ordinal
-  // indicators "11.\u00BA" become "11.o"), so that Decode(Encode(line)) == line for every line. Training
-  // normalises its input the same way, so the model does not change. A line with a piece
+  // indicators "11.\u00BA" become "11.o"), so that Decode(Encode(line)) == line for every line.
+  // Training normalises its input the same way, so the model does not change. A line with a piece
   // unknown to the model (only possible in test) stays as it is and is counted.
   long long normalised_train = 0, normalised_test = 0, unk_test = 0;
   for (ParallelCorpus* c : {&m.train, &m.test}) {
@@ -214,7 +240,8 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   }
   d["files"] = files;
   core::WriteFileAtomically(json_path, d.dump(2) + "\n");
-  Say(progress, "  %zu train and %zu test pairs written in %.1f s\n", m.train.size(), m.test.size(), Since(t0));
+  Say(progress, "  %zu train and %zu test pairs written in %.1f s\n", m.train.size(), m.test.size(),
+      Since(t0));
   r.generated = true;
   return r;
 }
@@ -225,10 +252,11 @@ std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir) {
     WmtSplit s;
     s.source_path = dir + "/" + split + ".en";
     s.target_path = dir + "/" + split + ".de";
-    s.pairs = ForEachParallelLine(s.source_path, s.target_path, [&](long long, std::string_view a, std::string_view b) {
-      s.source_bytes += static_cast<long long>(a.size()) + 1;
-      s.target_bytes += static_cast<long long>(b.size()) + 1;
-    });
+    s.pairs = ForEachParallelLine(s.source_path, s.target_path,
+                                  [&](long long, std::string_view a, std::string_view b) {
+                                    s.source_bytes += static_cast<long long>(a.size()) + 1;
+                                    s.target_bytes += static_cast<long long>(b.size()) + 1;
+                                  });
     out.push_back(s);
   }
   return out;

@@ -49,9 +49,13 @@ std::optional<char32_t> DecodeUtf8At(std::string_view s, size_t* pos, Utf8Error*
     return fail("invalid byte 0x" + Hex(b0, 2));
   }
   for (int k = 1; k < len; ++k) {
-    if (i + k >= s.size()) return fail("truncated sequence (" + std::to_string(len) + "-byte sequence, " + std::to_string(s.size() - i) + " bytes left)");
+    if (i + k >= s.size())
+      return fail("truncated sequence (" + std::to_string(len) + "-byte sequence, " +
+                  std::to_string(s.size() - i) + " bytes left)");
     const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return fail("truncated sequence (byte 0x" + Hex(b, 2) + " where a continuation byte belongs)");
+    if ((b & 0xC0) != 0x80)
+      return fail("truncated sequence (byte 0x" + Hex(b, 2) +
+                  " where a continuation byte belongs)");
     cp = (cp << 6) | (b & 0x3F);
   }
   if (cp < min) return fail("overlong encoding of U+" + Hex(cp, 4));
@@ -89,7 +93,8 @@ std::u32string DecodeUtf8(std::string_view s) {
 }
 
 void AppendUtf8(char32_t cp, std::string* out) {
-  TB_CHECK(cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF), "not a Unicode scalar value: " << static_cast<unsigned long>(cp));
+  TB_CHECK(cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF),
+           "not a Unicode scalar value: " << static_cast<unsigned long>(cp));
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));
   } else if (cp < 0x800) {

@@ -12,8 +12,8 @@
 namespace trainbench::text {
 
 struct Utf8Error {
-  size_t offset = 0;    // byte offset (0-based) of the first byte of the bad sequence
-  std::string reason;   // e.g. "overlong encoding", "surrogate U+D800"
+  size_t offset = 0;   // byte offset (0-based) of the first byte of the bad sequence
+  std::string reason;  // e.g. "overlong encoding", "surrogate U+D800"
   // "invalid UTF-8 at byte <offset>: <reason>"
   std::string Message() const;
 };

@@ -10,12 +10,13 @@ namespace {
 TEST(Utf8, AcceptsValidText) {
   EXPECT_TRUE(IsValidUtf8(""));
   EXPECT_TRUE(IsValidUtf8("plain ASCII"));
-  EXPECT_TRUE(IsValidUtf8("espa\xC3\xB1ol"));                   // U+00F1
-  EXPECT_TRUE(IsValidUtf8("\xE2\x82\xAC"));                     // U+20AC
-  EXPECT_TRUE(IsValidUtf8("\xF0\x9F\x98\x80"));                 // U+1F600
-  EXPECT_TRUE(IsValidUtf8("\xF4\x8F\xBF\xBF"));                 // U+10FFFF, the last
-  EXPECT_TRUE(IsValidUtf8("\xED\x9F\xBF\xEE\x80\x80"));         // U+D7FF, U+E000 around the surrogates
-  EXPECT_EQ(DecodeUtf8("a\xC3\xB1\xE2\x82\xAC\xF0\x9F\x98\x80"), std::u32string(U"a\u00F1\u20AC\U0001F600"));
+  EXPECT_TRUE(IsValidUtf8("espa\xC3\xB1ol"));            // U+00F1
+  EXPECT_TRUE(IsValidUtf8("\xE2\x82\xAC"));              // U+20AC
+  EXPECT_TRUE(IsValidUtf8("\xF0\x9F\x98\x80"));          // U+1F600
+  EXPECT_TRUE(IsValidUtf8("\xF4\x8F\xBF\xBF"));          // U+10FFFF, the last
+  EXPECT_TRUE(IsValidUtf8("\xED\x9F\xBF\xEE\x80\x80"));  // U+D7FF, U+E000 around the surrogates
+  EXPECT_EQ(DecodeUtf8("a\xC3\xB1\xE2\x82\xAC\xF0\x9F\x98\x80"),
+            std::u32string(U"a\u00F1\u20AC\U0001F600"));
 }
 
 struct Bad {
@@ -45,7 +46,8 @@ TEST(Utf8, RejectsEachInvalidClassWithItsOffset) {
     EXPECT_EQ(e->offset, b.offset) << b.reason;
     EXPECT_EQ(e->reason, b.reason);
   }
-  EXPECT_EQ(FindInvalidUtf8("ab\x80")->Message(), "invalid UTF-8 at byte 2: unexpected continuation byte 0x80");
+  EXPECT_EQ(FindInvalidUtf8("ab\x80")->Message(),
+            "invalid UTF-8 at byte 2: unexpected continuation byte 0x80");
 }
 
 TEST(Utf8, DecodeThrowsAndEncodeRoundTrips) {
