@@ -1,0 +1,29 @@
+// The MCTS Evaluator backed by the Go network: input planes for each position (go/features.h),
+// one batched forward pass in eval mode without gradients, softmax priors and the value head.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "go/mcts.h"
+#include "models/go_net.h"
+
+namespace trainbench::workloads {
+
+class GoNetEvaluator : public go::Evaluator {
+ public:
+  GoNetEvaluator(models::GoNet net, torch::Device device, int history = go::Position::kHistory);
+  void Evaluate(const std::vector<const go::Position*>& positions, std::vector<go::Evaluation>* out) override;
+  int64_t positions_evaluated() const { return evaluated_; }
+
+ private:
+  models::GoNet net_;
+  torch::Device device_;
+  int history_;
+  std::vector<float> buffer_;
+  int64_t evaluated_ = 0;
+};
+
+// The input planes of `positions` as a [B, planes, N, N] float tensor on `device`.
+torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int history, const torch::Device& device);
+
+}  // namespace trainbench::workloads
