@@ -9,6 +9,7 @@ PACKAGES=(
   libsqlite3-dev chromium
   dataset-fashion-mnist
   libsentencepiece-dev apertium apertium-eng-spa fortunes
+  gnugo
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -53,4 +53,17 @@ struct RunOptions {
 };
 int RunRun(const RunOptions& o);
 
+// `trainbench gtp`: trainbench's Go player over the Go Text Protocol on stdin/stdout.
+struct GtpOptions {
+  int size = 9;
+  double komi = 7.5;
+  std::string player = "mcts";  // mcts (network + search) or random
+  std::string weights;          // GoNet parameters saved by torch::save; empty: a fresh network
+  int filters = 32, blocks = 9, value_fc = 64;
+  int readouts = 200;
+  int threads = 1;
+  long long seed = 1;
+};
+int RunGtp(const GtpOptions& o);
+
 }  // namespace trainbench::cli

@@ -104,6 +104,18 @@ int Main(int argc, char** argv) {
   hist_cmd->add_option("--db", hist.db_path, "Results history database (default: the user's data folder)");
 
   metrics::ScoreBleuOptions bleu;
+  cli::GtpOptions gtp;
+  auto* gtp_cmd = app.add_subcommand("gtp", "Play Go over the Go Text Protocol on stdin/stdout (MiniGo-style player)");
+  gtp_cmd->add_option("--size", gtp.size, "Board size")->capture_default_str();
+  gtp_cmd->add_option("--komi", gtp.komi, "Komi")->capture_default_str();
+  gtp_cmd->add_option("--player", gtp.player, "mcts (network + search) or random")->capture_default_str();
+  gtp_cmd->add_option("--weights", gtp.weights, "Network parameters (torch::save of the GoNet); default: untrained");
+  gtp_cmd->add_option("--filters", gtp.filters, "Network width")->capture_default_str();
+  gtp_cmd->add_option("--blocks", gtp.blocks, "Residual blocks")->capture_default_str();
+  gtp_cmd->add_option("--readouts", gtp.readouts, "MCTS readouts per move")->capture_default_str();
+  gtp_cmd->add_option("--threads", gtp.threads, "Intra-op threads")->capture_default_str();
+  gtp_cmd->add_option("--seed", gtp.seed, "Seed (network init and search noise)")->capture_default_str();
+
   auto* score_cmd = app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score_cmd->require_subcommand(1);
   auto* bleu_cmd = score_cmd->add_subcommand("bleu", "Corpus BLEU of a hypothesis file against a reference file (docs/bleu.md)");
@@ -123,6 +135,7 @@ int Main(int argc, char** argv) {
   }
 
   if (*list_cmd) return cli::RunList(list);
+  if (*gtp_cmd) return cli::RunGtp(gtp);
   if (*prep_cmd) return cli::RunPrepare(prep);
   if (*run_cmd) {
     run.progress = !no_progress;

@@ -22,7 +22,16 @@
 #include "data/leave_one_out.h"
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
+#ifdef TRAINBENCH_TEXT_VIA_TOOL
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#else
 #include "text/translation_dataset.h"
+#endif
 
 namespace trainbench::cli {
 
@@ -98,6 +107,44 @@ int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
 constexpr const char* kTranslationMiniDir = "{user_data}/datasets/translation_mini";
 constexpr const char* kTranslationFullDir = "/data/wmt16_en_de";
 
+#ifdef TRAINBENCH_TEXT_VIA_TOOL
+// LibTorch's libprotobuf and the protobuf that Debian's libsentencepiece embeds crash when
+// loaded into one process (duplicate descriptor registration at start-up), so a trainbench
+// linked with LibTorch does the SentencePiece work in trainbench-text, a LibTorch-free
+// executable installed next to it, with the same arguments.
+int PrepareTranslation(const PrepareOptions& o) {
+  char self[PATH_MAX] = {0};
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) throw core::Error("prepare translation: cannot find this executable (/proc/self/exe)");
+  const std::string tool = std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() / "trainbench-text";
+  std::vector<std::string> args = {tool, "prepare", "translation", "--scale", o.scale};
+  if (!o.data_dir.empty()) {
+    args.push_back("--data");
+    args.push_back(o.data_dir);
+  }
+  for (const auto& kv : o.set) {
+    args.push_back("--set");
+    args.push_back(kv);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw core::Error(std::string("prepare translation: fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::execv(tool.c_str(), argv.data());
+    std::fprintf(stderr, "trainbench: %s: cannot run: %s\n", tool.c_str(), std::strerror(errno));
+    ::_exit(kExitBadInput);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  throw core::Error(tool + " was killed by signal " + std::to_string(WTERMSIG(status)));
+}
+#else
 // Applies `--set key=value` to the mini translation corpus and SentencePiece options.
 text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& set) {
   text::MiniTranslationOptions t;
@@ -165,6 +212,7 @@ int PrepareTranslation(const PrepareOptions& o) {
   }
   throw core::Error("prepare translation: unknown scale \"" + o.scale + "\" (mini or full)");
 }
+#endif
 
 }  // namespace
 

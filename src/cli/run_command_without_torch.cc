@@ -9,4 +9,8 @@ int RunRun(const RunOptions&) {
   throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `run` is unavailable");
 }
 
+int RunGtp(const GtpOptions&) {
+  throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `gtp` is unavailable");
+}
+
 }  // namespace trainbench::cli
