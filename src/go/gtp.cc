@@ -190,6 +190,9 @@ GtpClient::GtpClient(std::vector<std::string> argv, double timeout_s) : timeout_
   pid_ = ::fork();
   if (pid_ < 0) throw core::Error("GTP client: fork failed: " + std::string(std::strerror(errno)));
   if (pid_ == 0) {
+    // Its own process group, so a kill also reaches what the engine started (a shell wrapper's
+    // children).
+    ::setpgid(0, 0);
     ::dup2(in_pipe[0], 0);
     ::dup2(out_pipe[1], 1);
     std::vector<char*> args;
@@ -200,6 +203,7 @@ GtpClient::GtpClient(std::vector<std::string> argv, double timeout_s) : timeout_
     (void)!::write(err_pipe[1], &e, sizeof(e));
     ::_exit(127);
   }
+  ::setpgid(pid_, pid_);  // also here: whichever runs first, the group exists before any kill
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -233,7 +237,7 @@ GtpClient::~GtpClient() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
+      ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
   }
@@ -280,7 +284,7 @@ std::string GtpClient::Send(const std::string& command) {
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
-      ::kill(pid_, SIGKILL);
+      ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
       pid_ = -1;
       char buf[64];

@@ -51,8 +51,9 @@ std::string ShowBoard(const Board& b);
 
 class GtpClient {
  public:
-  // Starts `argv` (argv[0] found on PATH or a path) with pipes to its stdin/stdout; stderr is
-  // inherited. Throws core::Error when it cannot be started.
+  // Starts `argv` (argv[0] found on PATH or a path) with pipes to its stdin/stdout, in its own
+  // process group (killed as a whole); stderr is inherited. Throws core::Error when it cannot
+  // be started.
   GtpClient(std::vector<std::string> argv, double timeout_s);
   ~GtpClient();  // sends quit, waits a moment, then kills
   GtpClient(const GtpClient&) = delete;
