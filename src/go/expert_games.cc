@@ -6,6 +6,7 @@
 #include "core/error.h"
 
 #include "go/gtp.h"
+#include "go/match.h"
 
 namespace trainbench::go {
 
@@ -13,28 +14,17 @@ Game GnuGoSelfPlay(const GnuGoOptions& o, uint64_t seed) {
   GtpClient g({o.binary, "--mode", "gtp", "--level", std::to_string(o.level), "--chinese-rules", "--seed",
                std::to_string(seed)},
               o.timeout_s);
-  g.Send("boardsize " + std::to_string(o.size));
-  g.Send("clear_board");
-  char komi[32];
-  std::snprintf(komi, sizeof(komi), "komi %g", o.komi);
-  g.Send(komi);
+  SetUpOpponent(g, o.size, o.komi);
   Game game(o.size, o.komi);
   const int limit = o.max_moves > 0 ? o.max_moves : 3 * o.size * o.size;
   while (!game.over() && static_cast<int>(game.moves().size()) < limit) {
     const Color c = game.to_play();
-    const std::string cmd = std::string("genmove ") + (c == kBlack ? "b" : "w");
-    std::string answer = g.Send(cmd);
-    for (auto& ch : answer) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (answer == "resign") {
+    const int p = GenMove(g, game, c);
+    if (p == kResign) {
       game.Resign(c);
       break;
     }
-    auto p = ParseGtpVertex(answer, o.size);
-    std::string why = p ? IllegalReason(game.board(), c, *p) : "malformed";
-    if (!p || !why.empty() || !game.Play(Move{c, *p})) {
-      throw core::Error("GTP engine \"" + g.name() + "\": command \"" + cmd + "\": answered \"" + answer + "\" (" +
-                        (why.empty() ? "game over" : why) + ")");
-    }
+    game.Play(Move{c, p});
   }
   return game;
 }

@@ -1,5 +1,8 @@
 #include "go/match.h"
 
+#include <cctype>
+#include <cstdio>
+
 #include "core/error.h"
 #include "go/sgf.h"
 
@@ -29,41 +32,43 @@ int RandomPlayer::operator()(const Game& g, Color c) {
   return moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(rng_)];
 }
 
+void SetUpOpponent(GtpClient& engine, int size, double komi) {
+  engine.Send("boardsize " + std::to_string(size));
+  engine.Send("clear_board");
+  char k[32];
+  std::snprintf(k, sizeof(k), "komi %g", komi);
+  engine.Send(k);
+}
+
+int GenMove(GtpClient& engine, const Game& g, Color c) {
+  const std::string cmd = std::string("genmove ") + (c == kBlack ? "b" : "w");
+  std::string answer = engine.Send(cmd);
+  for (auto& ch : answer) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (answer == "resign") return kResign;
+  auto p = ParseGtpVertex(answer, g.board().size());
+  if (!p) throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd + "\": malformed move \"" + answer + "\"");
+  std::string why = g.over() ? "game over" : IllegalReason(g.board(), c, *p);
+  if (!why.empty()) {
+    throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd + "\": answered an illegal move \"" +
+                      answer + "\" (" + why + ")");
+  }
+  return *p;
+}
+
 Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color, const MatchOptions& o) {
-  opponent.Send("boardsize " + std::to_string(o.size));
-  opponent.Send("clear_board");
-  char komi[32];
-  std::snprintf(komi, sizeof(komi), "komi %g", o.komi);
-  opponent.Send(komi);
+  SetUpOpponent(opponent, o.size, o.komi);
   Game g(o.size, o.komi);
   const int limit = o.max_moves > 0 ? o.max_moves : 3 * o.size * o.size;
-  const char* their = our_color == kBlack ? "w" : "b";
   while (!g.over() && static_cast<int>(g.moves().size()) < limit) {
     const Color c = g.to_play();
-    if (c == our_color) {
-      int p = ours(g, c);
-      if (p == kResign) {
-        g.Resign(c);
-        break;
-      }
-      if (!g.Play(Move{c, p})) throw core::Error("our player chose an illegal move " + GtpVertex(p, o.size));
-      opponent.Send(std::string("play ") + (c == kBlack ? "b " : "w ") + GtpVertex(p, o.size));
-    } else {
-      const std::string cmd = std::string("genmove ") + their;
-      std::string answer = opponent.Send(cmd);
-      for (auto& ch : answer) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (answer == "resign") {
-        g.Resign(c);
-        break;
-      }
-      auto p = ParseGtpVertex(answer, o.size);
-      if (!p) throw core::Error("GTP engine \"" + opponent.name() + "\": command \"" + cmd + "\": malformed move \"" + answer + "\"");
-      std::string why = IllegalReason(g.board(), c, *p);
-      if (!why.empty() || !g.Play(Move{c, *p})) {
-        throw core::Error("GTP engine \"" + opponent.name() + "\": command \"" + cmd + "\": answered an illegal move \"" +
-                          answer + "\" (" + (why.empty() ? "game over" : why) + ")");
-      }
+    const bool mine = c == our_color;
+    const int p = mine ? ours(g, c) : GenMove(opponent, g, c);
+    if (p == kResign) {
+      g.Resign(c);
+      break;
     }
+    if (!g.Play(Move{c, p})) throw core::Error("our player chose an illegal move " + GtpVertex(p, o.size));
+    if (mine) opponent.Send(std::string("play ") + (c == kBlack ? "b " : "w ") + GtpVertex(p, o.size));
   }
   return g;
 }

@@ -26,6 +26,12 @@ class RandomPlayer {
   std::mt19937_64 rng_;
 };
 
+// Sends boardsize, clear_board and komi (always: GNU Go's default komi is 0).
+void SetUpOpponent(GtpClient& engine, int size, double komi);
+// Asks `engine` for `c`'s move in `g`: a legal point, kPass or kResign. Throws core::Error
+// naming the engine, the command and the answer for a malformed or illegal move.
+int GenMove(GtpClient& engine, const Game& g, Color c);
+
 struct MatchOptions {
   int size = 9;
   double komi = 7.5;
