@@ -1,0 +1,110 @@
+#include "workloads/go_selfplay.h"
+
+#include "core/error.h"
+#include "go/features.h"
+#include "workloads/go_evaluator.h"
+
+namespace trainbench::workloads {
+
+SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o, uint64_t seed) {
+  SelfPlayGame out{go::Game(o.size, o.komi), {}};
+  go::MctsOptions mo = o.mcts;
+  mo.seed = seed;
+  go::Mcts mcts(evaluator, mo);
+  const int limit = o.max_moves > 0 ? o.max_moves : 2 * o.size * o.size;
+  const int planes = go::FeaturePlanes(o.history);
+  std::vector<go::Color> movers;
+  go::Position pos = go::Position::Of(out.game);
+  while (!out.game.over() && static_cast<int>(out.game.moves().size()) < limit) {
+    go::SearchResult r = mcts.Search(pos);
+    GoSample s;
+    s.planes.resize(static_cast<size_t>(planes) * o.size * o.size);
+    go::WriteFeatures(pos, o.history, s.planes.data());
+    s.policy = r.visits;
+    out.samples.push_back(std::move(s));
+    movers.push_back(pos.to_play);
+    TB_CHECK(out.game.Play(r.move), "self-play: the search chose an illegal move");
+    pos.Play(r.move);
+  }
+  const go::Color winner = out.game.Winner();
+  for (size_t k = 0; k < out.samples.size(); ++k) {
+    out.samples[k].value = winner == go::kEmpty ? 0.0f : (winner == movers[k] ? 1.0f : -1.0f);
+  }
+  return out;
+}
+
+TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const std::deque<GoSample>& window,
+                         int64_t steps, int64_t batch, int history, std::mt19937_64& rng, const torch::Device& device) {
+  TrainStats st;
+  if (window.empty() || steps <= 0) return st;
+  const int n = static_cast<int>(net->options().board_size());
+  const int planes = go::FeaturePlanes(history);
+  const int64_t moves = static_cast<int64_t>(n) * n + 1;
+  net->train();
+  torch::Tensor x = torch::empty({batch, planes, n, n});
+  torch::Tensor pi = torch::empty({batch, moves});
+  torch::Tensor z = torch::empty({batch});
+  std::uniform_int_distribution<size_t> pick(0, window.size() - 1);
+  std::uniform_int_distribution<int> sym(0, 7);
+  for (int64_t step = 0; step < steps; ++step) {
+    float* xp = x.data_ptr<float>();
+    float* pp = pi.data_ptr<float>();
+    float* zp = z.data_ptr<float>();
+    for (int64_t b = 0; b < batch; ++b) {
+      const GoSample& s = window[pick(rng)];
+      const int t = sym(rng);
+      go::ApplySymmetry(s.planes.data(), planes, n, t, xp + b * planes * n * n);
+      for (int64_t m = 0; m < moves; ++m) pp[b * moves + go::SymmetricMoveIndex(static_cast<int>(m), n, t)] = s.policy[m];
+      zp[b] = s.value;
+    }
+    auto [logits, value] = net->forward(x.to(device));
+    torch::Tensor policy_loss = -(pi.to(device) * torch::log_softmax(logits, 1)).sum(1).mean();
+    torch::Tensor value_loss = torch::mse_loss(value, z.to(device));
+    opt.zero_grad();
+    (policy_loss + value_loss).backward();
+    opt.step();
+    st.policy_loss += policy_loss.item<double>();
+    st.value_loss += value_loss.item<double>();
+    ++st.steps;
+  }
+  st.policy_loss /= st.steps;
+  st.value_loss /= st.steps;
+  return st;
+}
+
+double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
+                              const torch::Device& device, int64_t batch) {
+  if (positions.empty()) return 0.0;
+  torch::NoGradGuard no_grad;
+  const bool was_training = net->is_training();
+  net->eval();
+  int64_t correct = 0;
+  std::vector<go::Position> ps;
+  for (size_t first = 0; first < positions.size(); first += static_cast<size_t>(batch)) {
+    const size_t last = std::min(positions.size(), first + static_cast<size_t>(batch));
+    ps.clear();
+    for (size_t k = first; k < last; ++k) {
+      ps.push_back(go::Position::Of(positions[k].game));
+      ps.back().to_play = positions[k].next.color;
+    }
+    std::vector<const go::Position*> ptrs;
+    for (const auto& p : ps) ptrs.push_back(&p);
+    auto [logits, value] = net->forward(GoFeatures(ptrs, history, device));
+    torch::Tensor l = logits.to(torch::kCPU).contiguous();
+    const int n = ps[0].board.size();
+    const float* lp = l.data_ptr<float>();
+    for (size_t k = 0; k < ps.size(); ++k) {
+      const float* row = lp + k * (n * n + 1);
+      int best = n * n;  // pass is always legal
+      for (int p : ps[k].board.LegalMoves(ps[k].to_play)) {
+        int idx = go::Position::MoveIndex(p, n);
+        if (row[idx] > row[best]) best = idx;
+      }
+      correct += best == go::Position::MoveIndex(positions[first + k].next.point, n);
+    }
+  }
+  if (was_training) net->train();
+  return static_cast<double>(correct) / static_cast<double>(positions.size());
+}
+
+}  // namespace trainbench::workloads

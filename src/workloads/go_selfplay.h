@@ -1,0 +1,59 @@
+// The pieces of the MiniGo loop that run on the network: self-play games (MCTS with the
+// current network, noise at the root, a temperature for the opening), their training samples
+// (input planes, the search's visit distribution as the policy target, the game's outcome as
+// the value target), training on a window of samples with random board symmetries, and
+// move-prediction accuracy on expert positions (the v0.5 quality metric).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "go/expert_games.h"
+#include "go/mcts.h"
+#include "models/go_net.h"
+
+namespace trainbench::workloads {
+
+struct GoSample {
+  std::vector<float> planes;  // FeaturePlanes(history) * N * N
+  std::vector<float> policy;  // N * N + 1, sums to 1
+  float value = 0;            // outcome for the player to move: +1 win, -1 loss, 0 tie
+};
+
+struct SelfPlayOptions {
+  int size = 9;
+  double komi = 7.5;
+  int history = go::Position::kHistory;
+  int max_moves = 0;  // 0: 2 * size * size
+  go::MctsOptions mcts;  // root_noise and temperature_moves are used as given
+};
+
+struct SelfPlayGame {
+  go::Game game;
+  std::vector<GoSample> samples;  // one per move
+};
+
+// One self-play game with `evaluator`; `seed` drives the search's noise and sampling.
+SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o, uint64_t seed);
+
+struct TrainStats {
+  double policy_loss = 0, value_loss = 0;  // means over the steps
+  int64_t steps = 0;
+};
+
+// `steps` SGD steps on random minibatches of `batch` samples drawn from `window`, each sample
+// under a random one of the 8 symmetries. Loss: cross-entropy to the visit distribution +
+// mean squared error to the outcome (weight decay, if any, is the optimizer's).
+TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const std::deque<GoSample>& window,
+                         int64_t steps, int64_t batch, int history, std::mt19937_64& rng, const torch::Device& device);
+
+// Fraction of `positions` where the network's most likely legal move (pass included) is the
+// expert's move, evaluated in batches of `batch`.
+double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
+                              const torch::Device& device, int64_t batch = 256);
+
+}  // namespace trainbench::workloads
