@@ -22,8 +22,9 @@ void GoNetEvaluator::Evaluate(const std::vector<const go::Position*>& positions,
   out->clear();
   if (positions.empty()) return;
   torch::NoGradGuard no_grad;
+  // Toggled only when needed: concurrent self-play threads share a network already in eval mode.
   const bool was_training = net_->is_training();
-  net_->eval();
+  if (was_training) net_->eval();
   auto [logits, value] = net_->forward(GoFeatures(positions, history_, device_));
   if (was_training) net_->train();
   torch::Tensor priors = torch::softmax(logits, 1).to(torch::kCPU).contiguous();
