@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <optional>
+
+#include "core/utf8.h"
 
 namespace trainbench::metrics {
 namespace {
@@ -68,85 +71,28 @@ bool IsFinalSigma(std::u32string_view s, std::size_t i) {
 
 const char* UnicodeVersion() { return kUnicodeVersion; }
 
+// Strict UTF-8 is core's (core/utf8.h); these keep the scorers' out-parameter interface.
 bool DecodeUtf8(std::string_view bytes, std::u32string* out, std::size_t* error_offset) {
   out->clear();
   out->reserve(bytes.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char b0 = p[i];
-    if (b0 < 0x80) {
-      out->push_back(b0);
-      ++i;
-      continue;
-    }
-    int len = 0;
-    char32_t cp = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-      cp = b0 & 0x1F;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      cp = b0 & 0x0F;
-      if (b0 == 0xE0) lo = 0xA0;  // no overlong 3-byte forms
-      if (b0 == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      cp = b0 & 0x07;
-      if (b0 == 0xF0) lo = 0x90;  // no overlong 4-byte forms
-      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      *error_offset = i;  // stray continuation byte, C0/C1 (overlong), F5..FF
+  std::size_t pos = 0;
+  core::Utf8Error e;
+  while (pos < bytes.size()) {
+    const std::optional<char32_t> cp = core::DecodeUtf8At(bytes, &pos, &e);
+    if (!cp) {
+      *error_offset = e.offset;
       return false;
     }
-    if (i + len > n) {
-      *error_offset = i;
-      return false;
-    }
-    for (int k = 1; k < len; ++k) {
-      const unsigned char b = p[i + k];
-      const unsigned char min = (k == 1) ? lo : 0x80;
-      const unsigned char max = (k == 1) ? hi : 0xBF;
-      if (b < min || b > max) {
-        *error_offset = i;
-        return false;
-      }
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    out->push_back(cp);
-    i += len;
+    out->push_back(*cp);
   }
   return true;
 }
 
 void AppendUtf8(std::u32string_view text, std::string* out) {
-  for (char32_t c : text) {
-    if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
-  }
+  for (char32_t c : text) core::AppendUtf8(c, out);
 }
 
-std::string EncodeUtf8(std::u32string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  AppendUtf8(text, &out);
-  return out;
-}
+std::string EncodeUtf8(std::u32string_view text) { return core::EncodeUtf8(text); }
 
 bool IsPunctuation(char32_t c) { return InRanges(kPunctuation, c); }
 bool IsSymbol(char32_t c) { return InRanges(kSymbol, c); }

@@ -9,7 +9,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/random.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 namespace trainbench::text {
 
@@ -241,7 +241,7 @@ SentenceFilter FilterSentence(std::string_view s, int min_words, int max_words) 
   if (words < min_words || words > max_words) return SentenceFilter::kLength;
   std::u32string cps;
   try {
-    cps = DecodeUtf8(s);
+    cps = core::DecodeUtf8(s);
   } catch (const core::Error&) {
     return SentenceFilter::kControl;  // not reached: invalid fortunes are dropped before
   }
@@ -336,7 +336,7 @@ EnglishSentences ExtractEnglishSentences(const MiniCorpusOptions& o) {
     r.sources.push_back(src);
     for (const std::string& f : SplitFortunes(StripOverstrike(bytes))) {
       ++fortunes;
-      if (!IsValidUtf8(f)) {
+      if (!core::IsValidUtf8(f)) {
         ++invalid;
         continue;
       }

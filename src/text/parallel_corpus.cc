@@ -6,7 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 namespace trainbench::text {
 
@@ -57,7 +57,7 @@ void CheckCorpusLine(std::string_view line, const std::string& file, long line_n
   if (blank)
     throw core::FileError(file, line_number,
                           "line holds only whitespace (every line must hold a sentence)");
-  if (auto e = FindInvalidUtf8(line))
+  if (auto e = core::FindInvalidUtf8(line))
     throw core::FileError(file, line_number, e->Message() + " of the line");
 }
 

@@ -1,10 +1,10 @@
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 
-namespace trainbench::text {
+namespace trainbench::core {
 namespace {
 
 TEST(Utf8, AcceptsValidText) {
@@ -61,4 +61,4 @@ TEST(Utf8, DecodeThrowsAndEncodeRoundTrips) {
 }
 
 }  // namespace
-}  // namespace trainbench::text
+}  // namespace trainbench::core

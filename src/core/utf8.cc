@@ -1,10 +1,10 @@
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 #include <cstdio>
 
 #include "core/error.h"
 
-namespace trainbench::text {
+namespace trainbench::core {
 
 std::string Utf8Error::Message() const {
   return "invalid UTF-8 at byte " + std::to_string(offset) + ": " + reason;
@@ -119,4 +119,4 @@ std::string EncodeUtf8(std::u32string_view s) {
   return out;
 }
 
-}  // namespace trainbench::text
+}  // namespace trainbench::core

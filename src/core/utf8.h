@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace trainbench::text {
+namespace trainbench::core {
 
 struct Utf8Error {
   size_t offset = 0;   // byte offset (0-based) of the first byte of the bad sequence
@@ -33,4 +33,4 @@ std::u32string DecodeUtf8(std::string_view s);
 void AppendUtf8(char32_t cp, std::string* out);
 std::string EncodeUtf8(std::u32string_view s);
 
-}  // namespace trainbench::text
+}  // namespace trainbench::core
