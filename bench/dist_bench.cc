@@ -47,7 +47,7 @@ std::string OnRanks(int world, int threads, const std::function<std::string(dist
   r.timeout_s = 120;
   r.mode = world > 1 ? dist::LaunchMode::kLocal : dist::LaunchMode::kSingle;
   if (world > 1) {
-    store = std::make_unique<dist::StoreServer>("127.0.0.1", 0, world, r.timeout_s);
+    store = std::make_unique<dist::StoreServer>("127.0.0.1", 0, r.timeout_s);
     r.master_port = store->port();
   }
   static int gen = 0;

@@ -183,6 +183,14 @@ struct RunPlan {
   ::_exit(code);
 }
 
+// "killed by signal 9 (Killed)" or "exited with code 1", from a wait status.
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
 struct Finished {
   std::string path;
   std::string status = "aborted";
@@ -202,14 +210,8 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
   f.seed = seed;
   core::ParsedLog log = core::ReadLogFile(part);
   if (!log.Find(core::keys::kRunStop)) {
-    std::string how;
-    if (WIFSIGNALED(wait_status)) {
-      how = std::string("worker process killed by signal ") + std::to_string(WTERMSIG(wait_status)) +
-            " (" + strsignal(WTERMSIG(wait_status)) + ")";
-    } else {
-      how = "worker process exited with code " + std::to_string(WEXITSTATUS(wait_status)) +
-            " without ending the run";
-    }
+    std::string how = "worker process " + DescribeExit(wait_status);
+    if (!WIFSIGNALED(wait_status)) how += " without ending the run";
     int fd = ::open(part.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
       core::Logger l{FdSink{fd}};
@@ -273,13 +275,6 @@ Workers StartWorkers(const RunOptions& o, const RunPlan& p, int fd, uint64_t see
   return w;
 }
 
-std::string DescribeExit(int status) {
-  if (WIFSIGNALED(status)) {
-    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  }
-  return "exited with code " + std::to_string(WEXITSTATUS(status));
-}
-
 // Waits for every worker. Once one has ended, the others get the collective timeout plus a
 // grace period to end too (a rank that died makes the others' next collective fail; a rank
 // that hangs makes it time out); whoever is left after that is killed, so a run never hangs.
@@ -314,8 +309,7 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
       }
       continue;
     }
-    if (pid < 0 && errno != EINTR && errno != ECHILD) break;
-    if (pid < 0 && errno == ECHILD) break;
+    if (pid < 0 && errno != EINTR) break;  // ECHILD: nothing left to wait for
     if (g_parent_interrupt && !forwarded) {
       // SIGTERM to us, or SIGINT from outside the process group: pass it on.
       for (size_t i = 0; i < n; ++i) {
@@ -406,10 +400,10 @@ int RunRun(const RunOptions& o) {
   // under their own key prefix. Members agree on the base seed and check they run the same job.
   std::unique_ptr<dist::StoreServer> store;
   if (rv.mode == dist::LaunchMode::kLocal) {
-    store = std::make_unique<dist::StoreServer>("127.0.0.1", 0, rv.world_size, rv.timeout_s);
+    store = std::make_unique<dist::StoreServer>("127.0.0.1", 0, rv.timeout_s);
     p.rendezvous.master_port = store->port();
   } else if (member && rv.rank == 0) {
-    store = std::make_unique<dist::StoreServer>(rv.master_addr, rv.master_port, rv.world_size, rv.timeout_s);
+    store = std::make_unique<dist::StoreServer>(rv.master_addr, rv.master_port, rv.timeout_s);
     store->Set("trainbench/base_seed", std::to_string(base_seed));
     store->Set("trainbench/job", JobFingerprint(o, p, runs));
   } else if (member) {

@@ -23,7 +23,7 @@ std::shared_ptr<ProcessGroup> ConnectGroup(const Rendezvous& r, const std::strin
 // Listening once constructed; port() is the bound port (an ephemeral one when asked for 0).
 class StoreServer {
  public:
-  StoreServer(const std::string& addr, int port, int world_size, double timeout_s);
+  StoreServer(const std::string& addr, int port, double timeout_s);
   ~StoreServer();
   StoreServer(const StoreServer&) = delete;
   StoreServer& operator=(const StoreServer&) = delete;

@@ -70,7 +70,6 @@ void GradientReducer::Prepare() {
   }
   for (size_t b = 0; b < buckets_.size(); ++b) {
     buckets_[b].pending = bucket_params_[b].size();
-    buckets_[b].launched = false;
     buckets_[b].work.reset();
   }
   next_launch_ = 0;
@@ -106,7 +105,6 @@ void GradientReducer::LaunchReadyLocked() {
   while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
     Bucket& b = buckets_[next_launch_];
     b.work = group_->AllReduceSumAsync(b.flat);
-    b.launched = true;
     ++next_launch_;
   }
 }

@@ -69,7 +69,6 @@ class GradientReducer {
   struct Bucket {
     torch::Tensor flat;
     size_t pending = 0;
-    bool launched = false;
     std::unique_ptr<Work> work;
   };
 

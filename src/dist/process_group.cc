@@ -164,14 +164,13 @@ struct StoreServer::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
 };
 
-StoreServer::StoreServer(const std::string& addr, int port, int world_size, double timeout_s)
+StoreServer::StoreServer(const std::string& addr, int port, double timeout_s)
     : impl_(std::make_unique<Impl>()) {
   c10d::TCPStoreOptions o;
   o.port = static_cast<std::uint16_t>(port);
   o.isServer = true;
   o.waitWorkers = false;
   o.timeout = Millis(timeout_s);
-  (void)world_size;
   try {
     impl_->store = c10::make_intrusive<c10d::TCPStore>(addr, o);
   } catch (const std::exception& e) {
@@ -204,17 +203,20 @@ std::vector<double> AllReduceSum(ProcessGroup& g, const std::vector<double>& val
   return std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
 }
 
-void BroadcastModuleState(ProcessGroup& g, torch::nn::Module& m, int root) {
+void BroadcastTensors(ProcessGroup& g, const std::vector<torch::Tensor>& tensors, int root) {
   if (g.size() == 1) return;
   torch::NoGradGuard no_grad;
-  auto send = [&](torch::Tensor t) {
-    if (!t.defined() || t.numel() == 0) return;
+  for (torch::Tensor t : tensors) {
+    if (!t.defined() || t.numel() == 0) continue;
     torch::Tensor c = t.is_contiguous() ? t : t.contiguous();
     g.Broadcast(c, root);
     if (!c.is_same(t)) t.copy_(c);
-  };
-  for (auto& p : m.parameters()) send(p);
-  for (auto& b : m.buffers()) send(b);
+  }
+}
+
+void BroadcastModuleState(ProcessGroup& g, torch::nn::Module& m, int root) {
+  BroadcastTensors(g, m.parameters(), root);
+  BroadcastTensors(g, m.buffers(), root);
 }
 
 void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& tensors, const std::string& what) {

@@ -51,6 +51,8 @@ std::shared_ptr<ProcessGroup> MakeLocalGroup();
 // Convenience over a group.
 // Sums doubles over ranks (metric counts, losses) in float64.
 std::vector<double> AllReduceSum(ProcessGroup& g, const std::vector<double>& values);
+// Rank `root`'s values of `tensors` to every rank (in place, in order; empty ones skipped).
+void BroadcastTensors(ProcessGroup& g, const std::vector<torch::Tensor>& tensors, int root = 0);
 // Rank `root`'s parameters and buffers to every rank (in place), in module order.
 void BroadcastModuleState(ProcessGroup& g, torch::nn::Module& m, int root = 0);
 // Throws core::Error when the ranks' replicas differ: a float64 digest of every parameter

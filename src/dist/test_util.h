@@ -40,7 +40,7 @@ inline std::vector<ChildEnd> ForkRanks(int world_size, const std::function<int(s
   r.timeout_s = timeout_s;
   r.mode = world_size > 1 ? LaunchMode::kLocal : LaunchMode::kSingle;
   if (world_size > 1) {
-    store = std::make_unique<StoreServer>("127.0.0.1", 0, world_size, timeout_s);
+    store = std::make_unique<StoreServer>("127.0.0.1", 0, timeout_s);
     r.master_port = store->port();
   }
   static int generation = 0;

@@ -114,17 +114,10 @@ void Board::Merge(int a, int b) {
 }
 
 int Board::RemoveChain(int h) {
-  int removed = 0;
-  int s = h;
-  std::vector<int> stones;
-  do {
-    stones.push_back(s);
-    s = next_[s];
-  } while (s != h);
+  const std::vector<int> stones = Chain(h);
   for (int p : stones) {
     hash_ ^= ZobristKey(color_[p], p);
     color_[p] = kEmpty;
-    ++removed;
   }
   for (int p : stones) {
     // Each neighbouring stone gains p as a (pseudo-)liberty, once per adjacency.
@@ -133,7 +126,7 @@ int Board::RemoveChain(int h) {
       if (color_[n] == kBlack || color_[n] == kWhite) AddLiberty(head_[n], p);
     }
   }
-  return removed;
+  return static_cast<int>(stones.size());
 }
 
 bool Board::Play(Color c, int p) {

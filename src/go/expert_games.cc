@@ -1,10 +1,5 @@
 #include "go/expert_games.h"
 
-#include <cctype>
-#include <cstdio>
-
-#include "core/error.h"
-
 #include "go/gtp.h"
 #include "go/match.h"
 
@@ -33,15 +28,9 @@ std::vector<LabelledPosition> PositionsOf(const std::vector<std::string>& files)
   std::vector<LabelledPosition> out;
   for (const auto& f : files) {
     for (const auto& rec : ReadSgfFile(f)) {
-      Game full = Replay(rec, f);  // validates every move first
-      Board setup(rec.size);
-      for (auto [c, p] : rec.setup) setup.Setup(c, p);
-      Game g(setup, rec.first, rec.komi);
-      for (const auto& m : rec.moves) {
+      Replay(rec, f, [&](const Game& g, const SgfMove& m) {
         out.push_back({g, m.move, f + ":" + std::to_string(m.line)});
-        g.Play(m.move);
-      }
-      (void)full;
+      });
     }
   }
   return out;

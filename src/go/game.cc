@@ -29,6 +29,8 @@ std::optional<int> ParseGtpVertex(const std::string& v, int size) {
   return Board::Index(size - row_num, col);
 }
 
+char GtpColumn(int col) { return kGtpColumns[col]; }
+
 std::string GtpVertex(int point, int size) {
   if (point == kPass) return "pass";
   return std::string(1, kGtpColumns[Board::Col(point)]) + std::to_string(size - Board::Row(point));
@@ -51,7 +53,7 @@ std::string SgfPoint(int point) {
 Game::Game(int size, double komi) : initial_(size), board_(size), komi_(komi) {}
 
 Game::Game(const Board& setup, Color to_play, double komi)
-    : initial_(setup), board_(setup), to_play_(to_play), first_to_play_(to_play), komi_(komi) {}
+    : initial_(setup), board_(setup), to_play_(to_play), komi_(komi) {}
 
 bool Game::Play(const Move& m) {
   if (over()) return false;

@@ -22,6 +22,7 @@ struct Move {
 // GTP vertex <-> point; nullopt for a malformed vertex or one outside the board.
 std::optional<int> ParseGtpVertex(const std::string& v, int size);  // "pass" -> kPass
 std::string GtpVertex(int point, int size);                       // kPass -> "pass"
+char GtpColumn(int col);                                          // 0 -> 'A', 8 -> 'J' (no I)
 std::optional<int> ParseSgfPoint(const std::string& v, int size);  // "" / "tt" (size <= 19) -> kPass
 std::string SgfPoint(int point);                                  // kPass -> ""
 
@@ -58,7 +59,6 @@ class Game {
   Board initial_;
   Board board_;
   Color to_play_ = kBlack;
-  Color first_to_play_ = kBlack;
   double komi_;
   std::vector<Move> moves_;
   int passes_ = 0;

@@ -40,10 +40,9 @@ std::optional<Color> ParseColor(const std::string& s) {
 }  // namespace
 
 std::string ShowBoard(const Board& b) {
-  static const char cols[] = "ABCDEFGHJKLMNOPQRST";
   const int n = b.size();
   std::string head = "   ";
-  for (int c = 0; c < n; ++c) head += std::string(" ") + cols[c];
+  for (int c = 0; c < n; ++c) head += std::string(" ") + GtpColumn(c);
   std::string s = head + "\n";
   for (int r = 0; r < n; ++r) {
     char num[16];

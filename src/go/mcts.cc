@@ -26,7 +26,8 @@ void Position::Play(int point) {
   for (int k = kHistory - 2; k > 0; --k) past[k] = past[k - 1];
   past[0] = board.colors();
   past_count = std::min(past_count + 1, kHistory - 1);
-  if (!board.Play(to_play, point)) TB_CHECK(false, "Position::Play: illegal move");
+  const bool legal = board.Play(to_play, point);
+  TB_CHECK(legal, "Position::Play: illegal move");
   passes = point == kPass ? passes + 1 : 0;
   to_play = Opponent(to_play);
   ++move_number;
@@ -123,7 +124,7 @@ SearchResult Mcts::Search(const Position& root_pos) {
   Node root;
   root.pos = root_pos;
   const int size = root_pos.board.size();
-  if (root_pos.over()) TB_CHECK(false, "Search on a finished game");
+  TB_CHECK(!root_pos.over(), "Search on a finished game");
   {
     std::vector<const Position*> batch{&root.pos};
     std::vector<Evaluation> evals;

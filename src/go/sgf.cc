@@ -226,13 +226,15 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
 
 std::vector<SgfRecord> ReadSgfFile(const std::string& path) { return ParseSgf(core::ReadFile(path), path); }
 
-Game Replay(const SgfRecord& r, const std::string& file) {
+Game Replay(const SgfRecord& r, const std::string& file,
+            const std::function<void(const Game&, const SgfMove&)>& before_move) {
   Board setup(r.size);
   for (auto [c, p] : r.setup) setup.Setup(c, p);
   Game g(setup, r.first, r.komi);
   int n = 0;
   for (const auto& m : r.moves) {
     ++n;
+    if (before_move) before_move(g, m);
     const std::string why = IllegalReason(g.board(), m.move.color, m.move.point);
     if (!why.empty() || !g.Play(m.move)) {
       throw core::FileError(file, m.line, "move " + std::to_string(n) + " (" + (m.move.color == kBlack ? "B" : "W") +

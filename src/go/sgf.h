@@ -9,6 +9,7 @@
 // after the first move, and, when a game is replayed, an illegal move, with its number and why.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,9 @@ std::vector<SgfRecord> ReadSgfFile(const std::string& path);
 
 // Replays a record's moves from its setup; throws core::FileError naming the file, the line
 // and "move N (W[dd])" with the reason (occupied, ko, suicide) for an illegal move.
-Game Replay(const SgfRecord& r, const std::string& file);
+// `before_move`, when given, sees the game just before each move is played.
+Game Replay(const SgfRecord& r, const std::string& file,
+            const std::function<void(const Game&, const SgfMove&)>& before_move = {});
 
 // An SGF record of `g` (root properties from `g` and the names; RE from `result` when not
 // empty, else the game's result if it is over).

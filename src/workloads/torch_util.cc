@@ -52,11 +52,7 @@ std::unique_ptr<dist::GradientReducer> MakeDataParallel(const std::shared_ptr<di
 void SyncForEvaluation(dist::ProcessGroup& group, torch::nn::Module& model) {
   if (group.size() == 1) return;
   dist::CheckReplicasIdentical(group, model.parameters(), "model parameter");
-  torch::NoGradGuard no_grad;
-  for (auto& b : model.buffers()) {
-    if (b.numel() == 0) continue;
-    group.Broadcast(b, 0);
-  }
+  dist::BroadcastTensors(group, model.buffers(), 0);
 }
 
 core::Json TorchProvenance(const torch::Device& device) {
