@@ -7,7 +7,9 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "text/id_corpus.h"
 #include "text/parallel_corpus.h"
+#include "text/vocab.h"
 
 namespace trainbench::text {
 
@@ -86,6 +88,11 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
             std::FILE* progress) {
   const std::string json_path = dir + "/dataset.json";
   const core::Json want = OptionsJson(o);
+  if (dataset.value("schema_version", 0) != 2)
+    throw core::FileError(json_path, 0,
+                          "schema_version " + dataset.value("schema_version", core::Json(0)).dump() +
+                              ": built by an older trainbench (this one writes 2, with train.ids and "
+                              "test.ids); remove the folder to rebuild it");
   if (!dataset.contains("options"))
     throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
   const std::string diff = FirstDifference(want, dataset["options"]);
@@ -123,8 +130,13 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
       throw core::FileError(en, 0,
                             "holds " + std::to_string(n) + " pairs; " + json_path + " says " +
                                 std::to_string(want_n));
-    Say(progress, "  %s/%s.{en,es}: %lld sentence pairs, ok\n", dir.c_str(), split, n);
+    const IdCorpus ids = ReadIdCorpus(dir + "/" + split + ".ids", static_cast<int>(counts.value("spm_pieces", 0LL)));
+    if (static_cast<long long>(ids.size()) != n)
+      throw core::FileError(dir + "/" + split + ".ids", 0,
+                            "holds " + std::to_string(ids.size()) + " pairs; " + en + " holds " + std::to_string(n));
+    Say(progress, "  %s/%s.{en,es,ids}: %lld sentence pairs, ok\n", dir.c_str(), split, n);
   }
+  PieceVocabulary::Load(dir + "/spm.vocab");
   const SubwordModel spm = SubwordModel::Load(dir + "/spm.model");
   if (spm.vocab_size() != counts.value("spm_pieces", -1LL)) {
     throw core::FileError(dir + "/spm.model", 0,
@@ -212,9 +224,26 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   WriteParallelCorpus(m.test, dir + "/test.en", dir + "/test.es");
   core::WriteFileAtomically(dir + "/spm.model", spm.serialized());
   core::WriteFileAtomically(dir + "/spm.vocab", spm.VocabText());
+  long long train_tokens = 0;
+  for (const char* split : {"train", "test"}) {
+    const ParallelCorpus& c = std::string(split) == "train" ? m.train : m.test;
+    IdCorpus ids;
+    for (size_t i = 0; i < c.size(); ++i) {
+      auto enc = [&](const std::string& line) {
+        std::vector<int> v = spm.Encode(line);
+        return std::vector<int32_t>(v.begin(), v.end());
+      };
+      ids.source.push_back(enc(c.source[i]));
+      ids.target.push_back(enc(c.target[i]));
+      if (&c == &m.train) {
+        train_tokens += static_cast<long long>(ids.source.back().size() + ids.target.back().size());
+      }
+    }
+    core::WriteFileAtomically(dir + "/" + split + ".ids", FormatIdCorpus(ids));
+  }
 
   core::Json& d = r.dataset;
-  d["schema_version"] = 1;
+  d["schema_version"] = 2;  // 2: train.ids and test.ids
   d["dataset"] = "translation_mini";
   d["languages"] = {{"source", "en"}, {"target", "es"}};
   d["options"] = OptionsJson(o);
@@ -230,6 +259,7 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   counts["spm_normalised_train_lines"] = normalised_train;
   counts["spm_normalised_test_lines"] = normalised_test;
   counts["spm_lines_with_unk"] = unk_test;
+  counts["train_pieces"] = train_tokens;
   d["counts"] = counts;
   d["english_sentences_fnv1a64"] = SentencesHash(m.english.sentences);
   d["sources"] = m.english.sources;

@@ -4,7 +4,8 @@
 // mini (docs/datasets/translation_mini.md): train.en, train.es, test.en, test.es (the
 // BuildMiniCorpus split), spm.model and spm.vocab (SentencePiece trained on train.en and
 // train.es together; the corpora are then stored as SentencePiece normalises them, so that
-// Decode(Encode(line)) == line for every line) and dataset.json (options, counts, FNV-1a 64 of
+// Decode(Encode(line)) == line for every line), train.ids and test.ids (both splits encoded,
+// text/id_corpus.h: what the workloads read) and dataset.json (options, counts, FNV-1a 64 of
 // every file), written last: a folder without dataset.json is built (again); one with it is
 // verified instead: same options, every file's size and hash, both corpora read back, the model
 // loads with its vocabulary size, and (when the fortune files are there) the English sentences the
@@ -29,8 +30,8 @@ struct MiniTranslationOptions {
 };
 
 // The files of a mini folder, in the order dataset.json lists them.
-inline constexpr const char* kMiniTranslationFiles[] = {"train.en", "train.es",  "test.en",
-                                                        "test.es",  "spm.model", "spm.vocab"};
+inline constexpr const char* kMiniTranslationFiles[] = {
+    "train.en", "train.es", "test.en", "test.es", "spm.model", "spm.vocab", "train.ids", "test.ids"};
 
 struct PrepareResult {
   bool generated = false;  // false: an existing folder was verified
