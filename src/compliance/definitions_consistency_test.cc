@@ -72,3 +72,46 @@ TEST(DefinitionsConsistency, ClosedNcfModelSizesMatchTheRecommendationDefinition
 
 }  // namespace
 }  // namespace trainbench::compliance
+
+namespace trainbench::compliance {
+namespace {
+
+// The closed translation rules fix the model per scale (closed_<log_name>_<scale>.yaml, keys
+// model_hp_<hyperparameter> and max_sequence_length = max_train_length): each value they allow
+// must be the definition's fixed reference value, or every reference run would fail `check`.
+TEST(DefinitionsConsistency, ClosedTranslationModelsMatchTheDefinitions) {
+  const std::string root = TRAINBENCH_TEST_SRCDIR;
+  Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
+  int checked = 0;
+  for (const char* name : {"translation", "rnn_translation"}) {
+    core::BenchmarkDef def = core::FindBenchmark(root + "/configs/benchmarks", name);
+    for (const auto& [scale, s] : def.scales) {
+      const auto* files = rs.Find("closed_" + def.log_name + "_" + scale + ".yaml");
+      ASSERT_NE(files, nullptr) << name << " " << scale;
+      for (const auto& f : *files) {
+        for (const auto& r : f.rules) {
+          std::string hp;
+          if (r.key == "max_sequence_length") hp = "max_train_length";
+          else if (r.key.rfind("model_hp_", 0) == 0) hp = r.key.substr(9);
+          else continue;
+          const auto* h = s.Find(hp);
+          ASSERT_NE(h, nullptr) << name << " " << scale << ": no hyperparameter " << hp << " for " << r.key;
+          EXPECT_TRUE(h->closed_fixed) << name << " " << scale << " " << hp;
+          bool found = false;
+          for (const auto& c : r.checks) {
+            if (c.kind == CheckKind::kOneOf) {
+              EXPECT_EQ(c.values, std::vector<Json>{h->reference}) << name << " " << scale << " " << r.key;
+              found = true;
+            }
+          }
+          EXPECT_TRUE(found) << r.key;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 20);
+}
+
+}  // namespace
+}  // namespace trainbench::compliance

@@ -216,13 +216,22 @@ struct TransformerState : DecoderState {
   std::vector<torch::Tensor> self_k, self_v, enc_k, enc_v;
   torch::Tensor src_pad;  // [N, S]
   int64_t step = 0;
+  torch::Tensor group;  // [N]: the sentence of each row's encoder side
   void Select(const torch::Tensor& index) override {
-    for (auto* list : {&self_k, &self_v, &enc_k, &enc_v}) {
+    for (auto* list : {&self_k, &self_v}) {
       for (auto& t : *list) {
         if (t.defined()) t = t.index_select(0, index);
       }
     }
+    // The encoder side is the same for every row of a sentence: when every row keeps its
+    // sentence (as beam search reorders), it is already right and is not copied.
+    torch::Tensor new_group = group.index_select(0, index);
+    if (index.size(0) == group.size(0) && torch::equal(new_group, group)) return;
+    for (auto* list : {&enc_k, &enc_v}) {
+      for (auto& t : *list) t = t.index_select(0, index);
+    }
     src_pad = src_pad.index_select(0, index);
+    group = new_group;
   }
 };
 
@@ -234,6 +243,7 @@ std::unique_ptr<DecoderState> TransformerImpl::StartDecoding(const torch::Tensor
   torch::Tensor rows = torch::arange(src.size(0), torch::TensorOptions().dtype(torch::kInt64).device(src.device())).repeat_interleave(beam);
   enc = enc.index_select(0, rows);
   s->src_pad = src.eq(kPadId).index_select(0, rows);
+  s->group = rows;
   for (const auto& m : *decoder) {
     auto [k, v] = m->as<TransformerDecoderLayer>()->cross_attn->KeysValues(enc);
     s->enc_k.push_back(k);

@@ -59,18 +59,22 @@ TEST(TransformerTest, SelectReordersTheCache) {
   torch::NoGradGuard g;
   auto src = Seqs({{5, 6, 7}, {8, 9}});
   torch::Tensor s = MakeSourceBatch(Ptrs(src));
-  auto state = m->StartDecoding(s, 2);  // rows: s0 s0 s1 s1
-  torch::Tensor first = torch::tensor({2, 2, 2, 2}, torch::kInt64);
-  m->Step(*state, first);
+  torch::Tensor first = torch::tensor({2, 2, 2, 2}, torch::kInt64);  // rows: s0 s0 s1 s1
   torch::Tensor tok = torch::tensor({10, 11, 12, 13}, torch::kInt64);
   // Reference: the same second step on a fresh state without reordering.
   auto ref_state = m->StartDecoding(s, 2);
   m->Step(*ref_state, first);
   torch::Tensor ref = m->Step(*ref_state, tok).log_probs;
-  torch::Tensor perm = torch::tensor({1, 0, 3, 2}, torch::kInt64);
-  state->Select(perm);
-  torch::Tensor got = m->Step(*state, tok.index_select(0, perm)).log_probs;
-  EXPECT_LT((got - ref.index_select(0, perm)).abs().max().item<double>(), 1e-5);
+  // Within sentences (the encoder side is not copied), then across sentences, then a row
+  // duplicated.
+  for (auto perm_list : {std::vector<int64_t>{1, 0, 3, 2}, std::vector<int64_t>{2, 3, 0, 1}, std::vector<int64_t>{3, 3, 0, 1}}) {
+    auto st = m->StartDecoding(s, 2);
+    m->Step(*st, first);
+    torch::Tensor perm = torch::tensor(perm_list, torch::kInt64);
+    st->Select(perm);
+    torch::Tensor got = m->Step(*st, tok.index_select(0, perm)).log_probs;
+    EXPECT_LT((got - ref.index_select(0, perm)).abs().max().item<double>(), 1e-5) << perm;
+  }
 }
 
 TEST(TransformerTest, LearnsATinyReversalTask) {

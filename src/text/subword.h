@@ -25,7 +25,7 @@ class SentencePieceProcessor;
 namespace trainbench::text {
 
 struct SubwordOptions {
-  int vocab_size = 8000;
+  int vocab_size = 4000;
   std::string model_type = "unigram";  // unigram or bpe
   double character_coverage = 1.0;     // every character of the training text gets a piece
   int num_threads = 1;                 // 1: deterministic

@@ -3,15 +3,18 @@
 #include "core/error.h"
 #include "workloads/image_classification.h"
 #include "workloads/recommendation.h"
+#include "workloads/translation.h"
 
 namespace trainbench::workloads {
 
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
   if (benchmark == "image_classification") return MakeImageClassification(scale);
   if (benchmark == "recommendation") return MakeRecommendation(scale);
+  if (benchmark == "translation") return MakeTranslation("transformer", scale);
+  if (benchmark == "rnn_translation") return MakeTranslation("gnmt", scale);
   throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
 }
 
-std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "recommendation"}; }
+std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "recommendation", "translation", "rnn_translation"}; }
 
 }  // namespace trainbench::workloads

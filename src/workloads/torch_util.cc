@@ -1,12 +1,30 @@
 #include "workloads/torch_util.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 #include <torch/version.h>
+
+#include <atomic>
 
 #include "core/error.h"
 #include "core/random.h"
 
 namespace trainbench::workloads {
+
+namespace {
+std::atomic<int> g_blas_threads{0};
+}
+
+bool SetBlasThreads(int threads) {
+  using SetThreads = void (*)(int);
+  auto fn = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!fn) return false;
+  fn(std::max(1, threads));
+  g_blas_threads = std::max(1, threads);
+  return true;
+}
+
+int BlasThreads() { return g_blas_threads; }
 
 torch::Device SetUpTorch(const train::RunContext& ctx) {
   at::set_num_threads(std::max(1, ctx.threads));
@@ -59,6 +77,7 @@ core::Json TorchProvenance(const torch::Device& device) {
   core::Json j = core::Json::object();
   j["libtorch_version"] = TORCH_VERSION;
   j["intra_op_threads"] = at::get_num_threads();
+  j["blas_threads"] = BlasThreads();  // 0: the BLAS library's default
   j["device"] = device.str();
   j["parallel_info"] = at::get_parallel_info();
   j["mkldnn"] = at::hasMKLDNN();

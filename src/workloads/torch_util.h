@@ -36,6 +36,14 @@ std::unique_ptr<dist::GradientReducer> MakeDataParallel(const std::shared_ptr<di
 // running statistics are per rank during training, as MLPerf's model_bn_span says).
 void SyncForEvaluation(dist::ProcessGroup& group, torch::nn::Module& model);
 
+// Sets the BLAS library's own thread count (OpenBLAS's openblas_set_num_threads, found at run
+// time in the loaded libraries; no link dependency). Returns false when no such BLAS is loaded.
+// OpenBLAS's pthreads and LibTorch's OpenMP threads spin against each other on a small machine:
+// with both at 2 threads on 2 cores, small GEMMs run ~2x slower (docs/performance.md).
+bool SetBlasThreads(int threads);
+// The BLAS thread count last set by SetBlasThreads (0: never set).
+int BlasThreads();
+
 // {libtorch_version, intra_op_threads, device, mkldnn, openmp, ...}
 core::Json TorchProvenance(const torch::Device& device);
 

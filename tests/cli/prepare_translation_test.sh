@@ -15,7 +15,7 @@ SMALL=(--set max_sentences=200 --set test_size=20 --set vocab_size=300)
 "$TB" prepare translation --data "$D" "${SMALL[@]}" >"$W/prep.out" 2>&1
 expect_rc 0 $? "prepare (build)"
 expect_grep "$D: generated; 180 train and 20 test sentence pairs, 300 subword pieces" "$W/prep.out" "built"
-for f in train.en train.es test.en test.es spm.model spm.vocab dataset.json; do
+for f in train.en train.es test.en test.es spm.model spm.vocab train.ids test.ids dataset.json; do
   [ -s "$D/$f" ] || fail "no $f"
 done
 [ "$(wc -l <"$D/train.en")" = 180 ] && [ "$(wc -l <"$D/train.es")" = 180 ] || fail "train line counts"
@@ -23,7 +23,7 @@ expect_grep '"train.es": \{' "$D/dataset.json" "dataset.json lists the files"
 expect_grep '"fnv1a64": "[0-9a-f]{16}"' "$D/dataset.json" "dataset.json holds hashes"
 "$TB" prepare translation --data "$W/again" "${SMALL[@]}" >"$W/again.out" 2>&1
 expect_rc 0 $? "prepare (build again)"
-for f in train.en train.es test.en test.es spm.model spm.vocab dataset.json; do
+for f in train.en train.es test.en test.es spm.model spm.vocab train.ids test.ids dataset.json; do
   cmp -s "$D/$f" "$W/again/$f" || fail "$f differs between two builds"
 done
 "$TB" prepare translation --data "$D" "${SMALL[@]}" >"$W/verify.out" 2>&1

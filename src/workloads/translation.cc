@@ -1,0 +1,313 @@
+#include "workloads/translation.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "core/error.h"
+#include "core/random.h"
+#include "core/utf8.h"
+#include "metrics/bleu.h"
+#include "models/beam_search.h"
+#include "models/gnmt.h"
+#include "models/seq2seq.h"
+#include "models/transformer.h"
+#include "text/id_corpus.h"
+#include "text/parallel_corpus.h"
+#include "text/token_batching.h"
+#include "text/vocab.h"
+#include "workloads/torch_util.h"
+
+namespace trainbench::workloads {
+
+namespace {
+
+using core::Json;
+
+// The files of a dataset folder the workload reads, per scale.
+struct Layout {
+  std::string train_ids, test_ids, test_source, test_target, vocab;
+};
+
+Layout LayoutFor(const std::string& dir, const std::string& scale) {
+  if (scale == "mini") return {dir + "/train.ids", dir + "/test.ids", dir + "/test.en", dir + "/test.es", dir + "/spm.vocab"};
+  return {dir + "/train.ids", dir + "/newstest2014.ids", dir + "/newstest2014.en", dir + "/newstest2014.de", dir + "/spm.vocab"};
+}
+
+class Translation : public train::Workload {
+ public:
+  Translation(std::string arch, std::string scale) : arch_(std::move(arch)), scale_(std::move(scale)) {}
+
+  void Init(const train::RunContext& ctx) override {
+    ctx_ = ctx;
+    const Json& c = ctx.config;
+    device_ = SetUpTorch(ctx);
+    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
+      blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
+    }
+    vocab_size_ = c.at("vocab_size").get<int64_t>();
+    batch_tokens_ = c.at("batch_tokens").get<int64_t>();
+    base_lr_ = c.at("base_lr").get<double>();
+    warmup_steps_ = c.at("warmup_steps").get<int64_t>();
+    beta1_ = c.at("adam_beta1").get<double>();
+    beta2_ = c.at("adam_beta2").get<double>();
+    epsilon_ = c.at("adam_epsilon").get<double>();
+    label_smoothing_ = c.at("label_smoothing").get<double>();
+    grad_clip_ = c.at("grad_clip_norm").get<double>();
+    max_train_length_ = c.at("max_train_length").get<int64_t>();
+    eval_batch_ = c.at("eval_batch_sentences").get<int64_t>();
+    beam_.beam = c.at("beam_size").get<int64_t>();
+    beam_.length_alpha = c.at("len_norm_factor").get<double>();
+    beam_.length_const = c.at("len_norm_const").get<double>();
+    beam_.coverage_beta = c.at("cov_penalty_factor").get<double>();
+    beam_.max_len_a = c.at("max_decode_len_a").get<double>();
+    beam_.max_len_b = c.at("max_decode_len_b").get<int64_t>();
+    bleu_.tokenize = metrics::ParseBleuTokenize(c.at("bleu_tokenize").get<std::string>());
+    bleu_.lowercase = c.at("bleu_lowercase").get<bool>();
+    if (batch_tokens_ % ctx.world_size != 0) {
+      throw core::Error("configuration key \"batch_tokens\": " + std::to_string(batch_tokens_) +
+                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
+    }
+    if (arch_ == "transformer") {
+      const int64_t layers = c.at("layers").get<int64_t>();
+      auto o = models::TransformerOptions(vocab_size_)
+                   .d_model(c.at("d_model").get<int64_t>())
+                   .heads(c.at("heads").get<int64_t>())
+                   .ffn_dim(c.at("ffn_dim").get<int64_t>())
+                   .encoder_layers(layers)
+                   .decoder_layers(layers)
+                   .dropout(c.at("dropout").get<double>())
+                   .attention_dropout(c.at("attention_dropout").get<double>())
+                   .relu_dropout(c.at("relu_dropout").get<double>())
+                   .max_positions(std::max<int64_t>(1024, 2 * max_train_length_ + 64));
+      models::Transformer t(o);
+      module_ = t.ptr();
+      model_ = t.ptr().get();
+    } else if (arch_ == "gnmt") {
+      auto o = models::GNMTOptions(vocab_size_)
+                   .hidden_size(c.at("hidden_size").get<int64_t>())
+                   .num_layers(c.at("layers").get<int64_t>())
+                   .dropout(c.at("dropout").get<double>())
+                   .share_embedding(true)
+                   .init_weight(c.at("init_weight").get<double>());
+      models::GNMT g(o);
+      module_ = g.ptr();
+      model_ = g.ptr().get();
+    } else {
+      throw core::Error("translation: unknown architecture \"" + arch_ + "\"");
+    }
+    module_->to(device_);
+    group_ = RunGroup(ctx);
+    reducer_ = MakeDataParallel(group_, *module_);
+    adam_.emplace(module_->parameters(),
+                  torch::optim::AdamOptions(base_lr_).betas({beta1_, beta2_}).eps(epsilon_));
+  }
+
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    const Json& c = ctx_.config;
+    std::vector<std::pair<std::string, Json>> h = {
+        {"opt_name", "adam"},
+        {"opt_base_learning_rate", base_lr_},
+        {"opt_adam_beta_1", beta1_},
+        {"opt_adam_beta_2", beta2_},
+        {"opt_adam_epsilon", epsilon_},
+        {"opt_learning_rate_warmup_steps", warmup_steps_},
+        {"opt_learning_rate_schedule", arch_ == "transformer" ? "inverse_sqrt" : "warmup_constant"},
+        {"opt_gradient_clip_norm", grad_clip_},
+        {"model_hp_label_smoothing", label_smoothing_},
+        {"max_sequence_length", max_train_length_},
+        {"model_hp_vocab_size", vocab_size_},
+        {"eval_hp_beam_size", beam_.beam},
+        {"eval_hp_len_norm_factor", beam_.length_alpha},
+        {"eval_hp_len_norm_const", beam_.length_const},
+        {"eval_hp_cov_penalty_factor", beam_.coverage_beta},
+        {"eval_hp_max_decode_len_a", beam_.max_len_a},
+        {"eval_hp_max_decode_len_b", beam_.max_len_b},
+        {"eval_hp_bleu_tokenize", metrics::BleuTokenizeName(bleu_.tokenize)},
+        {"eval_hp_bleu_lowercase", bleu_.lowercase},
+    };
+    if (arch_ == "transformer") {
+      for (const char* k : {"d_model", "heads", "ffn_dim", "layers", "dropout", "attention_dropout", "relu_dropout"}) {
+        h.push_back({std::string("model_hp_") + k, c.at(k)});
+      }
+    } else {
+      for (const char* k : {"hidden_size", "layers", "dropout", "init_weight"}) {
+        h.push_back({std::string("model_hp_") + k, c.at(k)});
+      }
+    }
+    return h;
+  }
+
+  int64_t GlobalBatchSize() const override { return batch_tokens_; }
+  Json RuntimeProvenance() const override {
+    Json j = TorchProvenance(device_);
+    if (!blas_note_.empty()) j["blas_note"] = blas_note_;
+    return j;
+  }
+
+  void LoadData() override {
+    const Layout l = LayoutFor(ctx_.data_dir, scale_);
+    vocab_ = std::make_unique<text::PieceVocabulary>(text::PieceVocabulary::Load(l.vocab));
+    if (vocab_->size() != vocab_size_) {
+      throw core::FileError(l.vocab, 0, "holds " + std::to_string(vocab_->size()) + " pieces; configuration key \"vocab_size\" is " +
+                                            std::to_string(vocab_size_));
+    }
+    text::IdCorpus train = text::ReadIdCorpus(l.train_ids, static_cast<int>(vocab_size_));
+    // Pairs longer than max_train_length pieces (either side, eos included) are left out of
+    // training, as the references filter by length; they are counted and logged.
+    for (size_t i = 0; i < train.size(); ++i) {
+      const int64_t s = static_cast<int64_t>(train.source[i].size()) + 1, t = static_cast<int64_t>(train.target[i].size()) + 1;
+      if (s > max_train_length_ || t > max_train_length_) {
+        ++dropped_long_;
+        continue;
+      }
+      train_.source.push_back(std::move(train.source[i]));
+      train_.target.push_back(std::move(train.target[i]));
+      lengths_.push_back({static_cast<int32_t>(s), static_cast<int32_t>(t)});
+    }
+    if (train_.size() == 0) throw core::FileError(l.train_ids, 0, "no pair fits max_train_length " + std::to_string(max_train_length_));
+    test_ = text::ReadIdCorpus(l.test_ids, static_cast<int>(vocab_size_));
+    text::ParallelCorpus refs = text::ReadParallelCorpus(l.test_source, l.test_target);
+    if (refs.size() != test_.size()) {
+      throw core::FileError(l.test_ids, 0, "holds " + std::to_string(test_.size()) + " pairs but " + l.test_target + " has " +
+                                               std::to_string(refs.size()) + " lines");
+    }
+    references_ = std::move(refs.target);
+    // Evaluation order: by source length (less padding); rank r decodes every W-th sentence.
+    std::vector<int32_t> order(test_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return test_.source[static_cast<size_t>(a)].size() < test_.source[static_cast<size_t>(b)].size();
+    });
+    for (size_t i = static_cast<size_t>(ctx_.rank); i < order.size(); i += static_cast<size_t>(ctx_.world_size)) eval_order_.push_back(order[i]);
+    batching_.max_tokens = batch_tokens_ / ctx_.world_size;
+    batching_.shuffle = true;
+    batching_.seed = core::SeedFor(ctx_.seed, "data");
+  }
+
+  int64_t TrainSamples() const override { return static_cast<int64_t>(train_.size()); }
+  int64_t EvalSamples() const override { return static_cast<int64_t>(test_.size()); }
+
+  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
+    int64_t tokens = 0;
+    for (const auto& l : lengths_) tokens += l.target;
+    return {{"trainbench_train_target_tokens", tokens}, {"trainbench_train_pairs_too_long", dropped_long_}};
+  }
+
+  void TrainEpoch(int epoch, train::TrainControl& control) override {
+    module_->train();
+    const auto all = text::MakeTokenBatches(lengths_, batching_, epoch);
+    const size_t W = static_cast<size_t>(ctx_.world_size);
+    const size_t steps = all.size() / W;
+    for (size_t s = 0; s < steps; ++s) {
+      const auto& mine = all[s * W + static_cast<size_t>(ctx_.rank)];
+      int64_t global_sentences = 0;
+      for (size_t r = 0; r < W; ++r) global_sentences += static_cast<int64_t>(all[s * W + r].size());
+      std::vector<const std::vector<int32_t>*> src, tgt;
+      for (int32_t i : mine) {
+        src.push_back(&train_.source[static_cast<size_t>(i)]);
+        tgt.push_back(&train_.target[static_cast<size_t>(i)]);
+      }
+      models::Seq2SeqBatch b = models::MakeSeq2SeqBatch(src, tgt);
+      torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
+      torch::Tensor loss = torch::nn::functional::cross_entropy(
+          logits.reshape({-1, logits.size(-1)}), b.tgt_out.to(device_).reshape({-1}),
+          torch::nn::functional::CrossEntropyFuncOptions().ignore_index(models::kPadId).label_smoothing(label_smoothing_));
+      ++step_;
+      const double lr = LearningRate(step_);
+      for (auto& g : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+      adam_->zero_grad();
+      if (reducer_) reducer_->Prepare();
+      loss.backward();
+      if (reducer_) reducer_->Finish();
+      if (grad_clip_ > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), grad_clip_);
+      adam_->step();
+      double loss_value = (step_ % 10 == 0) ? loss.item<double>() : NAN;
+      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
+        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " + std::to_string(step_));
+      }
+      if (!control.OnStep(global_sentences, loss_value)) return;
+    }
+  }
+
+  train::EvalResult Evaluate(int /*epoch*/) override {
+    SyncForEvaluation(*group_, *module_);
+    module_->eval();
+    torch::NoGradGuard no_grad;
+    metrics::CorpusBleu bleu(bleu_);
+    for (size_t start = 0; start < eval_order_.size(); start += static_cast<size_t>(eval_batch_)) {
+      const size_t end = std::min(eval_order_.size(), start + static_cast<size_t>(eval_batch_));
+      std::vector<const std::vector<int32_t>*> src;
+      for (size_t i = start; i < end; ++i) src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
+      const auto hyps = models::BeamSearch(*model_, models::MakeSourceBatch(src).to(device_), beam_);
+      for (size_t i = start; i < end; ++i) {
+        const std::string text = vocab_->Decode(hyps[i - start]);
+        bleu.Add(core::DecodeUtf8(text), core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
+      }
+    }
+    // BLEU's sufficient statistics are sums over sentences: add the ranks' and score once.
+    const metrics::BleuStats& st = bleu.stats();
+    std::vector<double> v = {static_cast<double>(st.hyp_len), static_cast<double>(st.ref_len), static_cast<double>(bleu.segments())};
+    for (int n = 0; n < metrics::kBleuMaxOrder; ++n) {
+      v.push_back(static_cast<double>(st.matches[static_cast<size_t>(n)]));
+      v.push_back(static_cast<double>(st.totals[static_cast<size_t>(n)]));
+    }
+    v = dist::AllReduceSum(*group_, v);
+    metrics::BleuStats total;
+    total.hyp_len = std::llround(v[0]);
+    total.ref_len = std::llround(v[1]);
+    for (int n = 0; n < metrics::kBleuMaxOrder; ++n) {
+      total.matches[static_cast<size_t>(n)] = std::llround(v[3 + 2 * static_cast<size_t>(n)]);
+      total.totals[static_cast<size_t>(n)] = std::llround(v[4 + 2 * static_cast<size_t>(n)]);
+    }
+    const metrics::BleuScore score = metrics::BleuFromStats(total, bleu_);
+    train::EvalResult r;
+    r.value = score.score;
+    r.samples = std::llround(v[2]);
+    r.extra["bleu"] = metrics::FormatBleuLine(score);
+    r.extra["bleu_signature"] = metrics::BleuSignature(bleu_);
+    return r;
+  }
+
+ private:
+  // Transformer: linear warmup to base_lr, then inverse square-root decay (fairseq's
+  // inverse_sqrt, the reference's schedule): base_lr * min(step / warmup, sqrt(warmup / step)).
+  // GNMT: linear warmup, then constant.
+  double LearningRate(int64_t step) const {
+    const double s = static_cast<double>(step), w = static_cast<double>(std::max<int64_t>(1, warmup_steps_));
+    if (arch_ == "transformer") return base_lr_ * std::min(s / w, std::sqrt(w / s));
+    return base_lr_ * std::min(1.0, s / w);
+  }
+
+  std::string arch_, scale_, blas_note_;
+  train::RunContext ctx_;
+  torch::Device device_{torch::kCPU};
+  std::shared_ptr<torch::nn::Module> module_;
+  models::Seq2Seq* model_ = nullptr;
+  std::shared_ptr<dist::ProcessGroup> group_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
+  std::optional<torch::optim::Adam> adam_;
+  int64_t vocab_size_ = 0, batch_tokens_ = 0, warmup_steps_ = 0, max_train_length_ = 0, eval_batch_ = 0, step_ = 0;
+  int64_t dropped_long_ = 0;
+  double base_lr_ = 0, beta1_ = 0, beta2_ = 0, epsilon_ = 0, label_smoothing_ = 0, grad_clip_ = 0;
+  models::BeamSearchOptions beam_;
+  metrics::BleuOptions bleu_;
+  std::unique_ptr<text::PieceVocabulary> vocab_;
+  text::IdCorpus train_, test_;
+  std::vector<text::LengthPair> lengths_;
+  std::vector<std::string> references_;
+  std::vector<int32_t> eval_order_;
+  text::TokenBatchingOptions batching_;
+};
+
+}  // namespace
+
+std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch, const std::string& scale) {
+  if (scale != "mini" && scale != "full") throw core::Error("translation has no scale \"" + scale + "\"");
+  return std::make_unique<Translation>(arch, scale);
+}
+
+}  // namespace trainbench::workloads
