@@ -201,12 +201,27 @@ int PrepareTranslation(const PrepareOptions& o) {
     return kExitOk;
   }
   if (o.scale == "full") {
-    if (!o.set.empty()) throw core::Error("prepare translation --scale full takes no --set (WMT is as released)");
     const std::string dir = o.data_dir.empty() ? std::string(kTranslationFullDir) : o.data_dir;
-    for (const text::WmtSplit& s : text::VerifyWmtFolder(dir)) {
-      std::printf("%s / %s: %lld sentence pairs (%lld / %lld bytes), ok\n", s.source_path.c_str(), s.target_path.c_str(),
-                  s.pairs, s.source_bytes, s.target_bytes);
+    text::FullTranslationOptions f;
+    f.subword.vocab_size = 32768;
+    for (const std::string& kv : o.set) {
+      const size_t eq = kv.find('=');
+      const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      long long v = 0;
+      try {
+        size_t used = 0;
+        v = std::stoll(value, &used);
+        if (used != value.size()) throw std::invalid_argument(value);
+      } catch (const std::exception&) {
+        throw core::Error("--set " + kv + ": expected an integer");
+      }
+      if (key == "vocab_size" && v >= 8) f.subword.vocab_size = static_cast<int>(v);
+      else if (key == "spm_max_sentences" && v >= 2) f.spm_max_sentences = v;
+      else throw core::Error("--set " + kv + ": the full scale takes vocab_size (>= 8) and spm_max_sentences (>= 2)");
     }
+    const text::PrepareResult r = text::PrepareFullTranslation(dir, f, stdout);
+    std::printf("%s: %s; %lld pieces\n", dir.c_str(), r.generated ? "spm model and ids written" : "matches dataset.json",
+                r.dataset["counts"].value("spm_pieces", 0LL));
     std::printf("translation full: dataset ready in %s\n", dir.c_str());
     return kExitOk;
   }

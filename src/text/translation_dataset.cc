@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <filesystem>
+#include <fstream>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -290,6 +291,148 @@ std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir) {
     out.push_back(s);
   }
   return out;
+}
+
+namespace {
+
+// Streams lines to path + ".part", renamed to path by Commit(); a failure leaves no file at path.
+class StreamingFile {
+ public:
+  explicit StreamingFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".part"), out_(tmp_, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw core::FileError(tmp_, 0, "cannot create");
+  }
+  void Write(const std::string& bytes) {
+    out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (char c : bytes) hash_ = (hash_ ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    size_ += static_cast<long long>(bytes.size());
+  }
+  core::Json Commit() {
+    out_.close();
+    if (!out_) throw core::FileError(tmp_, 0, "write failed");
+    fs::rename(tmp_, path_);
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash_));
+    return {{"bytes", size_}, {"fnv1a64", std::string(buf)}};
+  }
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream out_;
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+  long long size_ = 0;
+};
+
+// FNV-1a 64 of a file read in chunks.
+core::Json FileFacts(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::FileError(path, 0, "cannot open");
+  uint64_t h = 0xcbf29ce484222325ull;
+  long long n = 0;
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const std::streamsize got = in.gcount();
+    for (std::streamsize i = 0; i < got; ++i) h = (h ^ static_cast<unsigned char>(buf[static_cast<size_t>(i)])) * 0x100000001b3ull;
+    n += got;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return {{"bytes", n}, {"fnv1a64", std::string(hex)}};
+}
+
+constexpr const char* kFullFiles[] = {"spm.model", "spm.vocab", "train.ids", "newstest2014.ids"};
+
+}  // namespace
+
+PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& o, std::FILE* progress) {
+  PrepareResult r;
+  const std::vector<WmtSplit> splits = VerifyWmtFolder(dir);
+  for (const WmtSplit& sp : splits) Say(progress, "  %s / %s: %lld sentence pairs, ok\n", sp.source_path.c_str(), sp.target_path.c_str(), sp.pairs);
+  SubwordOptions so = o.subword;
+  so.character_coverage = o.character_coverage;
+  core::Json options = {{"subword", SubwordOptionsJson(so)}, {"spm_max_sentences", o.spm_max_sentences}};
+  options["subword"]["trained_on"] = "every k-th pair of train.en + train.de";
+  const std::string json_path = dir + "/dataset.json";
+  if (fs::exists(json_path)) {
+    try {
+      r.dataset = core::Json::parse(core::ReadFile(json_path));
+    } catch (const core::Json::exception& e) {
+      throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove it to rebuild the ids");
+    }
+    const std::string diff = FirstDifference(options, r.dataset.value("options", core::Json::object()));
+    if (!diff.empty()) {
+      throw core::FileError(json_path, 0, "built with other options: " + diff + " is " + ValueAt(r.dataset["options"], diff) +
+                                              ", requested " + ValueAt(options, diff) + "; remove it to rebuild the ids");
+    }
+    for (const char* name : kFullFiles) {
+      const core::Json want = r.dataset["files"].value(name, core::Json::object());
+      const core::Json got = FileFacts(dir + "/" + name);
+      if (got != want) {
+        throw core::FileError(dir + "/" + name, 0, "differs from what " + json_path + " records (" + got.dump() + ", recorded " + want.dump() +
+                                                     "); remove dataset.json to rebuild the ids");
+      }
+    }
+    Say(progress, "  spm.model, spm.vocab, train.ids, newstest2014.ids: as dataset.json records\n");
+    return r;
+  }
+  // SentencePiece input: every k-th training pair, both sides.
+  const long long pairs = splits[0].pairs;
+  const long long k = std::max(1LL, (2 * pairs + o.spm_max_sentences - 1) / std::max(1LL, o.spm_max_sentences));
+  std::vector<std::string> sample;
+  ForEachParallelLine(splits[0].source_path, splits[0].target_path, [&](long long line, std::string_view a, std::string_view b) {
+    if ((line - 1) % k != 0) return;
+    sample.emplace_back(a);
+    sample.emplace_back(b);
+  });
+  auto t = std::chrono::steady_clock::now();
+  const SubwordModel spm = SubwordModel::Train(sample, so);
+  Say(progress, "  sentencepiece: %d pieces trained on %zu sentences (every %lld-th pair) in %.1f s\n", spm.vocab_size(), sample.size(), k,
+      Since(t));
+  sample.clear();
+  core::MakeDirs(dir);
+  core::Json files;
+  {
+    StreamingFile f(dir + "/spm.model");
+    f.Write(spm.serialized());
+    files["spm.model"] = f.Commit();
+  }
+  {
+    StreamingFile f(dir + "/spm.vocab");
+    f.Write(spm.VocabText());
+    files["spm.vocab"] = f.Commit();
+  }
+  core::Json counts = {{"spm_pieces", spm.vocab_size()}, {"spm_sentences", 2 * ((pairs + k - 1) / k)}};
+  const char* ids_names[] = {"train.ids", "newstest2014.ids"};
+  for (size_t i = 0; i < splits.size(); ++i) {
+    t = std::chrono::steady_clock::now();
+    StreamingFile f(dir + "/" + ids_names[i]);
+    long long unk = 0, n = 0;
+    std::string buf;
+    ForEachParallelLine(splits[i].source_path, splits[i].target_path, [&](long long, std::string_view a, std::string_view b) {
+      IdCorpus one;
+      for (auto* side : {&a, &b}) {
+        std::vector<int> v = spm.Encode(*side);
+        unk += std::count(v.begin(), v.end(), spm.unk_id());
+        (side == &a ? one.source : one.target).emplace_back(v.begin(), v.end());
+      }
+      buf += FormatIdCorpus(one);
+      if (buf.size() > (1u << 22)) {
+        f.Write(buf);
+        buf.clear();
+      }
+      ++n;
+    });
+    f.Write(buf);
+    files[ids_names[i]] = f.Commit();
+    counts[std::string(ids_names[i]) + "_pairs"] = n;
+    counts[std::string(ids_names[i]) + "_unk_pieces"] = unk;
+    Say(progress, "  %s: %lld pairs encoded (%lld <unk> pieces) in %.1f s\n", ids_names[i], n, unk, Since(t));
+  }
+  r.dataset = {{"schema_version", 2}, {"dataset", "wmt_en_de"}, {"languages", {{"source", "en"}, {"target", "de"}}},
+               {"options", options}, {"counts", counts}, {"files", files}};
+  core::WriteFileAtomically(json_path, r.dataset.dump(2) + "\n");
+  r.generated = true;
+  return r;
 }
 
 }  // namespace trainbench::text

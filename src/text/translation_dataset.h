@@ -52,4 +52,19 @@ struct WmtSplit {
 // Checks train.{en,de} and newstest2014.{en,de} in dir; returns {train, test}.
 std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir);
 
+struct FullTranslationOptions {
+  SubwordOptions subword;               // vocab_size 32768 by default (set by the caller)
+  long long spm_max_sentences = 2000000;  // SentencePiece trains on every k-th pair, at most this many sentences
+  double character_coverage = 0.9999;  // WMT has rare characters; the rest become <unk>
+};
+
+// The full folder: checks the WMT text (VerifyWmtFolder), then, unless dataset.json is there,
+// trains one SentencePiece model with a vocabulary shared by English and German on every k-th
+// training pair (k chosen so that at most spm_max_sentences sentences are used; deterministic),
+// and writes spm.model, spm.vocab, train.ids and newstest2014.ids (streamed, each written to a
+// temporary file renamed into place) and dataset.json (options, counts, sizes and FNV-1a 64 of
+// the files it wrote), last. With dataset.json it verifies instead: same options, and every
+// file with its recorded size and hash.
+PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& options, std::FILE* progress);
+
 }  // namespace trainbench::text

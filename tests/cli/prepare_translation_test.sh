@@ -70,14 +70,34 @@ expect_rc 2 $? "test split too large"
 expect_grep "too few for test_size 10" "$W/bad5.out" "says why"
 [ ! -e "$W/x/dataset.json" ] || fail "a failed build left a dataset.json"
 
-# 4. --scale full: a WMT-style folder, checked line by line.
+# 4. --scale full: a WMT-style folder (here the small corpus above, Spanish standing in for
+# German), checked line by line, then SentencePiece trained and both splits encoded; a second
+# call verifies; a changed ids file or other options are refused naming the file.
+G=$W/wmtlike; mkdir -p "$G"
+cp "$D/train.en" "$G/train.en"; cp "$D/train.es" "$G/train.de"
+cp "$D/test.en" "$G/newstest2014.en"; cp "$D/test.es" "$G/newstest2014.de"
+"$TB" prepare translation --scale full --data "$G" --set vocab_size=250 --set spm_max_sentences=100 >"$W/fullok.out" 2>&1
+expect_rc 0 $? "prepare --scale full (build)"
+expect_grep "$G/train.en / $G/train.de: 180 sentence pairs" "$W/fullok.out" "train counted"
+expect_grep "sentencepiece: 250 pieces trained on 90 sentences \(every 4-th pair\)" "$W/fullok.out" "sampled pairs"
+expect_grep "newstest2014.ids: 20 pairs encoded" "$W/fullok.out" "test encoded"
+for f in spm.model spm.vocab train.ids newstest2014.ids dataset.json; do [ -s "$G/$f" ] || fail "full: no $f"; done
+[ "$(wc -l <"$G/train.ids")" = 180 ] || fail "full: train.ids line count"
+ls "$G" | grep -q '\.part$' && fail "full: a .part file was left"
+"$TB" prepare translation --scale full --data "$G" --set vocab_size=250 --set spm_max_sentences=100 >"$W/fullok2.out" 2>&1
+expect_rc 0 $? "prepare --scale full (verify)"
+expect_grep "matches dataset.json" "$W/fullok2.out" "verified"
+"$TB" prepare translation --scale full --data "$G" --set vocab_size=300 --set spm_max_sentences=100 >"$W/fullok3.out" 2>&1
+expect_rc 2 $? "prepare --scale full with other options"
+expect_grep "$G/dataset.json: built with other options: subword.vocab_size is 250, requested 300" "$W/fullok3.out" "names the option"
+printf '5 6\t7\n' >>"$G/train.ids"
+"$TB" prepare translation --scale full --data "$G" --set vocab_size=250 --set spm_max_sentences=100 >"$W/fullok4.out" 2>&1
+expect_rc 2 $? "prepare --scale full with a changed ids file"
+expect_grep "$G/train.ids: differs from what $G/dataset.json records" "$W/fullok4.out" "names the file"
+
 F=$W/wmt; mkdir -p "$F"
-printf 'Hello world.\nGood morning.\n' >"$F/train.en"; printf 'Hallo Welt.\nGuten Morgen.\n' >"$F/train.de"
 printf 'A test.\n' >"$F/newstest2014.en"; printf 'Ein Test.\n' >"$F/newstest2014.de"
-"$TB" prepare translation --scale full --data "$F" >"$W/full.out" 2>&1
-expect_rc 0 $? "prepare --scale full"
-expect_grep "$F/train.en / $F/train.de: 2 sentence pairs" "$W/full.out" "train counted"
-expect_grep "$F/newstest2014.en / $F/newstest2014.de: 1 sentence pairs" "$W/full.out" "test counted"
+printf 'Hello world.\nGood morning.\n' >"$F/train.en"
 printf 'Hallo Welt.\n' >"$F/train.de"
 "$TB" prepare translation --scale full --data "$F" >"$W/full2.out" 2>&1
 expect_rc 2 $? "line counts differ"
@@ -97,4 +117,5 @@ expect_rc 2 $? "missing file"
 expect_grep "$F/newstest2014.de: cannot open: No such file or directory" "$W/full5.out" "names the file"
 "$TB" prepare translation --scale full --data "$F" --set seed=1 >"$W/full6.out" 2>&1
 expect_rc 2 $? "--set at full scale"
+expect_grep "the full scale takes vocab_size" "$W/full6.out" "names what it takes"
 echo "prepare translation: all checks passed"
