@@ -42,6 +42,7 @@ struct RunOptions {
   std::string device = "cpu";
   std::vector<std::string> set;  // key=value hyperparameter overrides
   long long max_steps = -1;     // step budget per run (testing); -1: none
+  int max_epochs = -1;          // epoch limit per run below the definition's (testing); -1: none
   bool progress = true;
   // Data parallelism (dist/rendezvous.h): --nproc N local processes, or one member of a job on
   // several machines (--rank, --world-size, --master, or a launcher's environment).

@@ -53,6 +53,8 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--device", run.device, "cpu or cuda[:N]")->capture_default_str();
   run_cmd->add_option("--set", run.set, "Hyperparameter override key=value (repeatable)");
   run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)");
+  run_cmd->add_option("--max-epochs", run.max_epochs, "Epoch limit per run below the definition's, for tests and probes (a run that has not converged by then ends aborted)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--nproc", run.nproc, "Data-parallel: start N worker processes on this machine (Gloo)");
   run_cmd->add_option("--rank", run.rank, "Data-parallel over machines: this process's rank (or RANK, OMPI_COMM_WORLD_RANK, ...)");
   run_cmd->add_option("--world-size", run.world_size, "Data-parallel over machines: number of ranks (or WORLD_SIZE, ...)");

@@ -155,6 +155,7 @@ struct RunPlan {
       };
     }
     s.max_steps = o.max_steps;
+    s.max_epochs = o.max_epochs;
     s.run_number = run_number;
     s.run_count = run_count;
     s.progress = (o.progress && rank == 0) ? &std::cerr : nullptr;
@@ -334,7 +335,7 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
 // "benchmark=..., scale=..., ..." of what must match on every rank of a job.
 std::string JobFingerprint(const RunOptions& o, const RunPlan& p, int runs) {
   Json j = {{"benchmark", p.def.name}, {"scale", p.scale->scale},  {"division", o.division},
-            {"runs", runs},            {"config", p.config.effective}, {"max_steps", o.max_steps},
+            {"runs", runs},            {"config", p.config.effective}, {"max_steps", o.max_steps}, {"max_epochs", o.max_epochs},
             {"world_size", p.rendezvous.world_size}};
   return j.dump();
 }

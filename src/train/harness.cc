@@ -155,6 +155,8 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
                  Json{{"metric", scale.metric}});
   TB_MLLOG_EVENT(log, k::kSeed, ctx.seed);
 
+  // The definition's epoch limit, or a lower one the caller asked for.
+  const int max_epochs = s.max_epochs >= 0 ? std::min(s.max_epochs, scale.max_epochs) : scale.max_epochs;
   try {
     if (s.setup) s.setup(ctx);
     workload.Init(ctx);
@@ -164,7 +166,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
     effective["loader_threads"] = ctx.loader_threads;
     effective["device"] = ctx.device;
     effective["world_size"] = ctx.world_size;
-    effective["max_epochs"] = scale.max_epochs;
+    effective["max_epochs"] = max_epochs;
     effective["eval_every_epochs"] = scale.eval_every_epochs;
     if (s.max_steps >= 0) effective["max_steps"] = s.max_steps;
     TB_MLLOG_EVENT(log, k::kTrainbenchConfigRequested, s.requested_config);
@@ -209,9 +211,9 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
     const int64_t gbs = workload.GlobalBatchSize();
     const int64_t steps_hint = gbs > 0 ? workload.TrainSamples() / gbs : 0;
     const int every = scale.eval_every_epochs;
-    while (epoch < scale.max_epochs) {
+    while (epoch < max_epochs) {
       const int first = epoch + 1;
-      const int count = std::min(every, scale.max_epochs - epoch);
+      const int count = std::min(every, max_epochs - epoch);
       TB_MLLOG_START(log, k::kBlockStart, nullptr,
                      Json({{k::kMdFirstEpochNum, first}, {k::kMdEpochCount, count}}));
       for (int e = first; e < first + count; ++e) {

@@ -34,6 +34,7 @@ struct RunSettings {
   std::string status = "onprem";         // submission_status
   core::Json requested_config = core::Json::object();  // as the user gave it (flags, overrides)
   int64_t max_steps = -1;                // step budget over the whole run; -1: none
+  int max_epochs = -1;                   // epoch limit below the definition's (tests, probes); -1: none
   int run_number = 1;                    // for the progress line: run k of n
   int run_count = 1;
   std::ostream* progress = nullptr;      // live progress line; nullptr: none

@@ -23,7 +23,7 @@ i=0
 for b in translation rnn_translation; do
   i=$((i + 1))
   if [ $b = translation ]; then TINY=("${TINY_T[@]}"); LOGNAME=transformer; else TINY=("${TINY_G[@]}"); LOGNAME=gnmt; fi
-  "$TB" run $b --division open --data "$S" --runs 1 --seed $i --threads 2 "${TINY[@]}" --set batch_tokens=512 \
+  "$TB" run $b --division open --data "$S" --runs 1 --seed $i --threads 2 --max-epochs 3 "${TINY[@]}" --set batch_tokens=512 \
     --results "$W/open" --system testsys --no-progress >"$W/open_$b.out" 2>&1
   rc=$?
   [ $rc = 0 ] || [ $rc = 1 ] || fail "$b open run exited $rc"
@@ -35,6 +35,8 @@ for b in translation rnn_translation; do
     expect_grep "$k" "$LOG" "$b log holds $k"
   done
   expect_grep '"key": "eval_accuracy", "value": [0-9.e-]+, "metadata": \{.*"epoch_num": 3.*"bleu": "BLEU = ' "$LOG" "$b: BLEU at epoch 3"
+  [ "$(grep -c '"key": "eval_accuracy"' "$LOG")" = 3 ] || fail "$b: --max-epochs 3 gives 3 evaluations"
+  expect_grep '"key": "trainbench_config_effective".*"max_epochs": 3' "$LOG" "$b: the epoch limit is logged"
   "$TB" check "$LOG" >"$W/check_open_$b.out" 2>&1
   expect_rc 0 $? "$b open check"
 done
@@ -67,14 +69,14 @@ B=$W/bad
 cp -r "$S" "$B"
 before=$(md5sum "$W/open/testsys/translation/result_1.txt")
 sed -i '3s/.*/4 5 x\t6/' "$B/train.ids"
-"$TB" run translation --division open --data "$B" --runs 1 --seed 9 --threads 2 "${TINY_T[@]}" \
+"$TB" run translation --division open --data "$B" --runs 1 --seed 9 --threads 2 --max-epochs 1 "${TINY_T[@]}" \
   --results "$W/open" --system testsys --no-progress >"$W/bad.out" 2>&1
 expect_rc 1 $? "run on a corrupt ids file"
 expect_grep "$B/train.ids:3: source token 3: \"x\" is not an id" "$W/bad.out" "names the file and line"
 expect_grep '"key": "run_stop".*"status": "aborted"' "$W/open/testsys/translation/result_2.txt" "aborted run logged"
 [ "$(md5sum "$W/open/testsys/translation/result_1.txt")" = "$before" ] || fail "result_1.txt changed"
 cp "$S/train.ids" "$B/train.ids"
-"$TB" run rnn_translation --division open --data "$B" --runs 1 --seed 9 --threads 2 "${TINY_G[@]}" --set vocab_size=301 \
+"$TB" run rnn_translation --division open --data "$B" --runs 1 --seed 9 --threads 2 --max-epochs 1 "${TINY_G[@]}" --set vocab_size=301 \
   --results "$W/open" --system testsys --no-progress >"$W/badvocab.out" 2>&1
 expect_rc 1 $? "run with a vocabulary of another size"
 expect_grep "$B/spm.vocab: holds 300 pieces; configuration key \"vocab_size\" is 301" "$W/badvocab.out" "names the vocabulary"
