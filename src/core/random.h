@@ -23,4 +23,25 @@ constexpr uint64_t SeedFor(uint64_t seed, std::string_view stream) {
   return Mix64(seed ^ Mix64(h));
 }
 
+// A counter-based stream of 64-bit numbers, Mix64(seed + golden ratio * k) for k = 1, 2, ...:
+// the same on every platform (no standard-library distribution), used where a shuffle must be
+// reproducible byte for byte (dataset splits, token batches).
+class CounterRng {
+ public:
+  explicit constexpr CounterRng(uint64_t seed) : base_(seed) {}
+  uint64_t Next() { return Mix64(base_ + 0x9E3779B97F4A7C15ull * ++counter_); }
+  // Uniform in [0, bound) for bound >= 1, by rejection sampling (no modulo bias).
+  uint64_t Below(uint64_t bound) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t r;
+    do r = Next();
+    while (r >= limit);
+    return r % bound;
+  }
+
+ private:
+  uint64_t base_;
+  uint64_t counter_ = 0;
+};
+
 }  // namespace trainbench::core

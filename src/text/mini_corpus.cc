@@ -288,19 +288,10 @@ SplitIndices SplitTrainTest(size_t n, size_t test_size, uint64_t seed) {
   TB_CHECK(test_size <= n, "test_size " << test_size << " > " << n);
   std::vector<size_t> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = i;
-  // Fisher-Yates with a counter-based SplitMix64 stream and rejection sampling: no
-  // standard-library distribution, so the split is the same everywhere.
-  const uint64_t base = core::SeedFor(seed, "translation_split");
-  uint64_t counter = 0;
-  auto next = [&] { return core::Mix64(base + 0x9E3779B97F4A7C15ull * ++counter); };
-  for (size_t i = n; i > 1; --i) {
-    const uint64_t bound = i;
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-    uint64_t r;
-    do r = next();
-    while (r >= limit);
-    std::swap(perm[i - 1], perm[r % bound]);
-  }
+  // Fisher-Yates over a counter-based stream with rejection sampling: no standard-library
+  // distribution, so the split is the same everywhere.
+  core::CounterRng rng(core::SeedFor(seed, "translation_split"));
+  for (size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.Below(i)]);
   SplitIndices s;
   s.test.assign(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(test_size));
   s.train.assign(perm.begin() + static_cast<std::ptrdiff_t>(test_size), perm.end());

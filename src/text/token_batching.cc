@@ -16,13 +16,11 @@ std::vector<std::vector<int32_t>> MakeTokenBatches(const std::vector<LengthPair>
   std::iota(order.begin(), order.end(), 0);
   // Random tie-breaking keys, then a stable sort by (source, target) length.
   std::vector<uint64_t> key(n, 0);
-  // A counter-based SplitMix64 stream per epoch (no standard-library distribution, so the
-  // batches are the same everywhere).
-  const uint64_t base = core::SeedFor(o.seed, "token_batches_" + std::to_string(epoch));
-  uint64_t counter = 0;
-  auto next = [&] { return core::Mix64(base + 0x9E3779B97F4A7C15ull * ++counter); };
+  // One counter-based stream per epoch (no standard-library distribution, so the batches are
+  // the same everywhere).
+  core::CounterRng rng(core::SeedFor(o.seed, "token_batches_" + std::to_string(epoch)));
   if (o.shuffle) {
-    for (auto& k : key) k = next();
+    for (auto& k : key) k = rng.Next();
   }
   std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     const LengthPair& x = lengths[static_cast<size_t>(a)];
@@ -53,11 +51,7 @@ std::vector<std::vector<int32_t>> MakeTokenBatches(const std::vector<LengthPair>
   if (o.shuffle) {
     // Fisher-Yates with rejection sampling (the same on every platform).
     for (size_t k = batches.size(); k > 1; --k) {
-      const uint64_t limit = UINT64_MAX - UINT64_MAX % k;
-      uint64_t r;
-      do r = next();
-      while (r >= limit);
-      std::swap(batches[k - 1], batches[r % k]);
+      std::swap(batches[k - 1], batches[rng.Below(k)]);
     }
   }
   return batches;
