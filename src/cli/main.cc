@@ -10,6 +10,7 @@
 #include "compliance/check_command.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "coco/score_command.h"
 #include "metrics/score_command.h"
 #include "report/history_command.h"
 #include "report/history_import.h"
@@ -106,6 +107,7 @@ int Main(int argc, char** argv) {
   hist_cmd->add_option("--db", hist.db_path, "Results history database (default: the user's data folder)");
 
   metrics::ScoreBleuOptions bleu;
+  coco::ScoreCocoOptions coco_score;
   cli::GtpOptions gtp;
   auto* gtp_cmd = app.add_subcommand("gtp", "Play Go over the Go Text Protocol on stdin/stdout (MiniGo-style player)");
   gtp_cmd->add_option("--size", gtp.size, "Board size")->capture_default_str();
@@ -128,6 +130,15 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   bleu_cmd->add_flag("--lowercase", bleu.lowercase, "Uncased BLEU (Python's str.lower() on both sides)");
   bleu_cmd->add_flag("--json", bleu.json, "Print JSON");
+  auto* coco_cmd = score_cmd->add_subcommand("coco", "COCO detection metrics (the 12 numbers) of a results file (docs/coco_eval.md)");
+  coco_cmd->add_option("gt_file", coco_score.gt_file, "Ground truth: COCO instances JSON (e.g. instances_val2017.json)")->required();
+  coco_cmd->add_option("results_file", coco_score.results_file,
+                       "Detections: COCO results JSON, a list of {image_id, category_id, bbox or segmentation, score}")
+      ->required();
+  coco_cmd->add_option("--iou-type", coco_score.iou_type, "bbox (box IoU) or segm (mask IoU on RLE masks)")
+      ->check(CLI::IsMember({"bbox", "segm"}))
+      ->capture_default_str();
+  coco_cmd->add_flag("--json", coco_score.json, "Print JSON");
 
   try {
     app.parse(argc, argv);
@@ -162,6 +173,7 @@ int Main(int argc, char** argv) {
   }
   if (*hist_cmd) return report::RunHistoryCommand(hist, std::cout, std::cerr);
   if (*bleu_cmd) return metrics::RunScoreBleuCommand(bleu, std::cout);
+  if (*coco_cmd) return coco::RunScoreCocoCommand(coco_score, std::cout);
   return cli::kExitBadInput;
 }
 

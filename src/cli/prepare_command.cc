@@ -8,6 +8,11 @@
 // builds the English->Spanish corpus from the fortunes and Apertium and trains SentencePiece
 // (text/translation_dataset.h), or verifies a folder already built; full checks a WMT En-De
 // folder line by line.
+// detection (no benchmark definition yet either, handled before FindBenchmark too): mini renders
+// the shapes dataset in the COCO 2017 layout (shapes/detection_dataset.h), or keeps a folder
+// whose dataset.json matches and rebuilds one that does not; full checks a COCO 2017 folder's
+// layout.
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 
@@ -22,6 +27,7 @@
 #include "data/leave_one_out.h"
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
+#include "shapes/detection_dataset.h"
 #ifdef TRAINBENCH_TEXT_VIA_TOOL
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,10 +235,101 @@ int PrepareTranslation(const PrepareOptions& o) {
 }
 #endif
 
+// Default folders of the detection datasets (no benchmark definition names them yet).
+constexpr const char* kDetectionMiniDir = "{user_data}/datasets/detection_mini";
+constexpr const char* kDetectionFullDir = "/data/coco2017";
+
+// Applies `--set key=value` to the mini detection dataset's options; throws naming the key.
+shapes::DetectionMiniOptions DetectionOptions(const std::vector<std::string>& set) {
+  shapes::DetectionMiniOptions d;
+  shapes::ShapesOptions& s = d.shapes;
+  for (const auto& [key, v] : core::ParseOverrides(set)) {
+    try {
+      size_t used = 0;
+      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+      auto as_small = [&] {
+        const long long x = as_int();
+        if (x < INT32_MIN || x > INT32_MAX) throw std::out_of_range(v);
+        return static_cast<int>(x);
+      };
+      if (key == "seed") d.seed = static_cast<uint64_t>(as_int());
+      else if (key == "train_images") d.train_images = as_int();
+      else if (key == "val_images") d.val_images = as_int();
+      else if (key == "jpeg_quality") d.jpeg_quality = as_small();
+      else if (key == "width") s.width = as_small();
+      else if (key == "height") s.height = as_small();
+      else if (key == "min_objects") s.min_objects = as_small();
+      else if (key == "max_objects") s.max_objects = as_small();
+      else if (key == "min_size") s.min_size = as_double();
+      else if (key == "max_size") s.max_size = as_double();
+      else if (key == "max_aspect") s.max_aspect = as_double();
+      else if (key == "max_occlusion") s.max_occlusion = as_double();
+      else if (key == "min_visible_area") s.min_visible_area = as_small();
+      else if (key == "min_contrast") s.min_contrast = as_small();
+      else if (key == "noise") s.noise = as_small();
+      else if (key == "antialias") {
+        if (v == "1" || v == "true") s.antialias = true;
+        else if (v == "0" || v == "false") s.antialias = false;
+        else throw core::Error("--set antialias: \"" + v + "\" is not 0, 1, true or false");
+      }
+      else throw core::Error("--set " + key + ": unknown option of the detection dataset (see docs/datasets/detection_mini.md)");
+    } catch (const std::invalid_argument&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
+    } catch (const std::out_of_range&) {
+      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
+    }
+  }
+  shapes::ValidateDetectionMiniOptions(d);
+  return d;
+}
+
+int PrepareDetection(const PrepareOptions& o) {
+  if (o.scale == "mini") {
+    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kDetectionMiniDir) : o.data_dir;
+    const shapes::DetectionMiniOptions d = DetectionOptions(o.set);
+    std::printf("detection mini: %s\n", dir.c_str());
+    std::fflush(stdout);
+    const shapes::DetectionPrepareResult r = shapes::PrepareDetectionMini(dir, d, stdout);
+    const core::Json& c = r.dataset["counts"];
+    if (r.generated) {
+      const double n = static_cast<double>(d.train_images + d.val_images);
+      std::printf("%s: %s; %.1f s for %.0f images: %.0f images/s (rendering %.0f images/s, JPEG encoding %.0f images/s, rest: writing)\n",
+                  dir.c_str(), r.rebuilt_because.empty() ? "generated" : "rebuilt", r.seconds, n, n / r.seconds,
+                  n / r.render_s, n / r.encode_s);
+    } else {
+      std::printf("%s: matches dataset.json\n", dir.c_str());
+    }
+    std::printf("%s: %lld train images with %lld objects, %lld val images with %lld objects\n", dir.c_str(),
+                c.value("train2017_images", 0LL), c.value("train2017_objects", 0LL), c.value("val2017_images", 0LL),
+                c.value("val2017_objects", 0LL));
+    std::printf("detection mini: dataset ready in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  if (o.scale == "full") {
+    if (!o.set.empty()) throw core::Error("prepare detection --scale full takes no --set (COCO 2017 is as released)");
+    const std::string dir = o.data_dir.empty() ? std::string(kDetectionFullDir) : o.data_dir;
+    const shapes::CocoFolderCheck c = shapes::CheckCoco2017Folder(dir);
+    if (!c.missing.empty()) {
+      std::string what;
+      for (const std::string& m : c.missing) what += "\n  " + m;
+      throw core::Error("prepare detection --scale full: " + dir + " is not a COCO 2017 folder; missing:" + what +
+                        "\n(expected annotations/instances_train2017.json, annotations/instances_val2017.json, train2017/*.jpg, "
+                        "val2017/*.jpg; point --data at the folder)");
+    }
+    std::printf("%s: annotations/instances_{train,val}2017.json present, %lld train2017 and %lld val2017 images\n", dir.c_str(),
+                c.train_images, c.val_images);
+    std::printf("detection full: dataset layout ok in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  throw core::Error("prepare detection: unknown scale \"" + o.scale + "\" (mini or full)");
+}
+
 }  // namespace
 
 int RunPrepare(const PrepareOptions& o) {
   if (o.benchmark == "translation") return PrepareTranslation(o);
+  if (o.benchmark == "detection") return PrepareDetection(o);
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
   const core::ScaleDef& scale = def.Scale(o.scale);
   const std::string dir = o.data_dir.empty() ? scale.data_dir : o.data_dir;

@@ -76,14 +76,14 @@ TEST(DefinitionsConsistency, ClosedNcfModelSizesMatchTheRecommendationDefinition
 namespace trainbench::compliance {
 namespace {
 
-// The closed translation rules fix the model per scale (closed_<log_name>_<scale>.yaml, keys
+// The closed translation and SSD rules fix the model per scale (closed_<log_name>_<scale>.yaml, keys
 // model_hp_<hyperparameter> and max_sequence_length = max_train_length): each value they allow
 // must be the definition's fixed reference value, or every reference run would fail `check`.
 TEST(DefinitionsConsistency, ClosedTranslationModelsMatchTheDefinitions) {
   const std::string root = TRAINBENCH_TEST_SRCDIR;
   Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
   int checked = 0;
-  for (const char* name : {"translation", "rnn_translation"}) {
+  for (const char* name : {"translation", "rnn_translation", "object_detection"}) {
     core::BenchmarkDef def = core::FindBenchmark(root + "/configs/benchmarks", name);
     for (const auto& [scale, s] : def.scales) {
       const auto* files = rs.Find("closed_" + def.log_name + "_" + scale + ".yaml");

@@ -135,13 +135,18 @@ std::optional<Batch> BatchLoader::BuildBatch(const EpochPlan& plan, int64_t b,
   const int64_t numel = batch.shape.numel();
   batch.data.resize(static_cast<size_t>(batch.size * numel));
   batch.labels.resize(static_cast<size_t>(batch.size));
+  batch.extra_floats = dataset_->extra_floats();
+  batch.extra.resize(static_cast<size_t>(batch.size * batch.extra_floats));
   batch.sample_indices.assign(plan.schedule.begin() + begin, plan.schedule.begin() + end);
   for (int64_t r = 0; r < batch.size; ++r) {
     if (generation_.load(std::memory_order_relaxed) != generation) return std::nullopt;
     const int64_t index = batch.sample_indices[static_cast<size_t>(r)];
     Rng rng = SampleRng(options_.seed, plan.epoch, index);
     batch.labels[static_cast<size_t>(r)] =
-        dataset_->GetInto(index, rng, batch.data.data() + r * numel);
+        batch.extra_floats == 0
+            ? dataset_->GetInto(index, rng, batch.data.data() + r * numel)
+            : dataset_->GetIntoWithExtra(index, rng, batch.data.data() + r * numel,
+                                         batch.extra.data() + r * batch.extra_floats);
   }
   return batch;
 }

@@ -60,6 +60,8 @@ struct Batch {
   ExampleShape shape;                   // per-row shape (C, H, W)
   std::vector<float> data;              // [B, C, H, W] contiguous
   std::vector<int64_t> labels;          // [B]
+  int64_t extra_floats = 0;             // Dataset::extra_floats() per row
+  std::vector<float> extra;             // [B, extra_floats] (empty when 0)
   std::vector<int64_t> sample_indices;  // [B] dataset index of each row
 };
 

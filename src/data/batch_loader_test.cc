@@ -185,6 +185,43 @@ TEST(BatchLoaderTest, SameBatchesWhateverTheWorkerCount) {
   EXPECT_NE(runs[0][0][0].sample_indices, runs[0][1][0].sample_indices);  // reshuffled
 }
 
+// Side data: example i writes [i, u] as its extra floats, with the same rng draw as its image.
+class FakeDatasetWithExtra : public FakeDataset {
+ public:
+  using FakeDataset::FakeDataset;
+  int64_t extra_floats() const override { return 2; }
+  int64_t GetIntoWithExtra(int64_t index, Rng& rng, float* out, float* extra) const override {
+    const int64_t label = GetInto(index, rng, out);
+    extra[0] = static_cast<float>(index) + 0.5f;
+    extra[1] = out[1];
+    return label;
+  }
+};
+
+TEST(BatchLoaderTest, SideDataTravelsWithItsRow) {
+  auto ds = std::make_shared<FakeDatasetWithExtra>(23);
+  for (int workers : {0, 2}) {
+    BatchLoader loader(ds, Opts(5, 0, 1, LastBatchPolicy::kKeepPartial, workers));
+    int64_t rows = 0;
+    for (const Batch& b : Epoch(loader, 3)) {
+      ASSERT_EQ(b.extra_floats, 2);
+      ASSERT_EQ(b.extra.size(), static_cast<size_t>(2 * b.size));
+      for (int64_t r = 0; r < b.size; ++r) {
+        EXPECT_EQ(b.extra[2 * r], static_cast<float>(b.sample_indices[r]) + 0.5f);
+        EXPECT_EQ(b.extra[2 * r + 1], b.data[4 * r + 1]);  // the same augmentation draw
+        ++rows;
+      }
+    }
+    EXPECT_EQ(rows, 23);
+  }
+  // A dataset without side data has none.
+  BatchLoader plain(std::make_shared<FakeDataset>(4), Opts(2, 0, 1, LastBatchPolicy::kKeepPartial));
+  for (const Batch& b : Epoch(plain, 0)) {
+    EXPECT_EQ(b.extra_floats, 0);
+    EXPECT_TRUE(b.extra.empty());
+  }
+}
+
 TEST(BatchLoaderTest, AugmentationOfASampleDoesNotDependOnSharding) {
   auto ds = std::make_shared<FakeDataset>(50);
   std::map<int64_t, float> single;

@@ -43,6 +43,15 @@ class Dataset {
   // core::Error naming the file.
   virtual int64_t GetInto(int64_t index, Rng& rng, float* out) const = 0;
 
+  // Side data of every example beyond its image: extra_floats() floats (0 by default), e.g. a
+  // detector's encoded box targets, which depend on the example's augmentation and so must be
+  // made with it. Datasets with side data override GetIntoWithExtra; the loader calls it with
+  // `extra` pointing at extra_floats() caller-owned floats.
+  virtual int64_t extra_floats() const { return 0; }
+  virtual int64_t GetIntoWithExtra(int64_t index, Rng& rng, float* out, float* /*extra*/) const {
+    return GetInto(index, rng, out);
+  }
+
   // Convenience: allocates and returns the example.
   Example Get(int64_t index, Rng& rng) const {
     Example e;

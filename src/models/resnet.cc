@@ -15,6 +15,11 @@ nn::Sequential Downsample(int64_t in, int64_t out, int64_t stride) {
   return nn::Sequential(Conv(in, out, 1, stride, 0), nn::BatchNorm2d(out));
 }
 
+int64_t StageStride(const ResNetOptions& o, size_t stage) {
+  if (o.stage_strides().empty()) return stage == 0 ? 1 : 2;
+  return o.stage_strides()[stage];
+}
+
 }  // namespace
 
 ResNetOptions ResNet50Options(int64_t num_classes) {
@@ -59,6 +64,8 @@ torch::Tensor BottleneckImpl::forward(torch::Tensor x) {
 ResNetImpl::ResNetImpl(const ResNetOptions& o) : options_(o) {
   TORCH_CHECK(o.blocks().size() == o.widths().size() && !o.blocks().empty(),
               "ResNet: blocks and widths must have the same, non-zero length");
+  TORCH_CHECK(o.stage_strides().empty() || o.stage_strides().size() == o.blocks().size(),
+              "ResNet: stage_strides must be empty or have one stride per stage");
   int64_t stem = o.widths()[0];
   conv1 = register_module("conv1", o.imagenet_stem() ? Conv(o.in_channels(), stem, 7, 2, 3)
                                                      : Conv(o.in_channels(), stem, 3, 1, 1));
@@ -69,7 +76,7 @@ ResNetImpl::ResNetImpl(const ResNetOptions& o) : options_(o) {
     nn::Sequential layer;
     int64_t planes = o.widths()[s];
     for (int64_t b = 0; b < o.blocks()[s]; ++b) {
-      int64_t stride = (b == 0 && s > 0) ? 2 : 1;
+      int64_t stride = b == 0 ? StageStride(o, s) : 1;
       if (o.bottleneck()) {
         Bottleneck block(in, planes, stride);
         if (o.zero_init_residual()) torch::nn::init::zeros_(block->bn3->weight);
@@ -83,7 +90,8 @@ ResNetImpl::ResNetImpl(const ResNetOptions& o) : options_(o) {
     }
     layers_.push_back(register_module("layer" + std::to_string(s + 1), layer));
   }
-  fc = register_module("fc", nn::Linear(in, o.num_classes()));
+  trunk_channels_ = in;
+  if (o.classifier()) fc = register_module("fc", nn::Linear(in, o.num_classes()));
   for (auto& m : modules(/*include_self=*/false)) {
     if (auto* conv = m->as<nn::Conv2d>()) {
       nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
@@ -91,15 +99,22 @@ ResNetImpl::ResNetImpl(const ResNetOptions& o) : options_(o) {
   }
 }
 
-torch::Tensor ResNetImpl::forward(torch::Tensor x) {
+torch::Tensor ResNetImpl::Trunk(torch::Tensor x) {
   x = torch::relu(bn1(conv1(x)));
   if (options_.imagenet_stem()) x = torch::max_pool2d(x, 3, 2, 1);
   for (auto& layer : layers_) x = layer->forward(x);
-  x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
+  return x;
+}
+
+int64_t ResNetImpl::TrunkChannels() const { return trunk_channels_; }
+
+torch::Tensor ResNetImpl::forward(torch::Tensor x) {
+  TORCH_CHECK(options_.classifier(), "ResNet::forward: built without a classifier; use Trunk()");
+  x = torch::adaptive_avg_pool2d(Trunk(x), {1, 1}).flatten(1);
   return fc(x);
 }
 
-int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w) const {
+int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w, int64_t* out_h, int64_t* out_w) const {
   const auto& o = options_;
   auto conv_out = [](int64_t n, int64_t k, int64_t s, int64_t p) { return (n + 2 * p - k) / s + 1; };
   int64_t macs = 0;
@@ -117,7 +132,7 @@ int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w) const {
   for (size_t s = 0; s < o.blocks().size(); ++s) {
     int64_t planes = o.widths()[s];
     for (int64_t b = 0; b < o.blocks()[s]; ++b) {
-      int64_t stride = (b == 0 && s > 0) ? 2 : 1;
+      int64_t stride = b == 0 ? StageStride(o, s) : 1;
       int64_t ho = conv_out(h, 3, stride, 1), wo = conv_out(w, 3, stride, 1);
       if (o.bottleneck()) {
         int64_t out = planes * BottleneckImpl::kExpansion;
@@ -135,7 +150,9 @@ int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w) const {
       w = wo;
     }
   }
-  macs += in * o.num_classes();
+  if (o.classifier()) macs += in * o.num_classes();
+  if (out_h) *out_h = h;
+  if (out_w) *out_w = w;
   return macs;
 }
 

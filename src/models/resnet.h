@@ -23,6 +23,12 @@ struct ResNetOptions {
   TORCH_ARG(bool, imagenet_stem) = true;
   // Initialise the last BatchNorm gamma of each residual branch to zero (MLPerf resnet allows it).
   TORCH_ARG(bool, zero_init_residual) = false;
+  // Stride of each stage's first block; empty: 1 for the first stage, 2 for the others. SSD's
+  // ResNet-34 trunk uses {1, 2, 1} (the reference sets the stride of conv4 to 1).
+  TORCH_ARG(std::vector<int64_t>, stage_strides) = std::vector<int64_t>{};
+  // false: no pooling and no fc layer (a trunk for detection models: forward() is unavailable,
+  // use Trunk()).
+  TORCH_ARG(bool, classifier) = true;
 };
 
 ResNetOptions ResNet50Options(int64_t num_classes = 1000);
@@ -58,14 +64,20 @@ class ResNetImpl : public torch::nn::Module {
   explicit ResNetImpl(const ResNetOptions& options);
   // x: [N, in_channels, H, W] float; returns logits [N, num_classes].
   torch::Tensor forward(torch::Tensor x);
-  // Multiply-accumulate count of one forward pass at the given input size (for FLOP/s).
-  int64_t ForwardMacs(int64_t height, int64_t width) const;
+  // The feature map after the last stage (stem and stages, no pooling, no fc).
+  torch::Tensor Trunk(torch::Tensor x);
+  // Channels of Trunk()'s output.
+  int64_t TrunkChannels() const;
+  // Multiply-accumulate count of one forward pass at the given input size (for FLOP/s); without
+  // the classifier, of Trunk(). *out_h/*out_w (optional) receive the trunk's output size.
+  int64_t ForwardMacs(int64_t height, int64_t width, int64_t* out_h = nullptr, int64_t* out_w = nullptr) const;
 
  private:
   ResNetOptions options_;
   torch::nn::Conv2d conv1{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr};
   std::vector<torch::nn::Sequential> layers_;
+  int64_t trunk_channels_ = 0;
   torch::nn::Linear fc{nullptr};
 };
 TORCH_MODULE(ResNet);

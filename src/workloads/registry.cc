@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "workloads/image_classification.h"
+#include "workloads/object_detection.h"
 #include "workloads/recommendation.h"
 #include "workloads/translation.h"
 
@@ -10,11 +11,12 @@ namespace trainbench::workloads {
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
   if (benchmark == "image_classification") return MakeImageClassification(scale);
   if (benchmark == "recommendation") return MakeRecommendation(scale);
+  if (benchmark == "object_detection") return MakeObjectDetection(scale);
   if (benchmark == "translation") return MakeTranslation("transformer", scale);
   if (benchmark == "rnn_translation") return MakeTranslation("gnmt", scale);
   throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
 }
 
-std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "recommendation", "translation", "rnn_translation"}; }
+std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "object_detection", "recommendation", "translation", "rnn_translation"}; }
 
 }  // namespace trainbench::workloads

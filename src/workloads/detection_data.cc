@@ -1,0 +1,179 @@
+#include "workloads/detection_data.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "coco/coco_dataset.h"
+#include "core/error.h"
+#include "data/jpeg_codec.h"
+#include "models/ssd.h"
+#include "vision/augment.h"
+#include "vision/boxes.h"
+
+namespace trainbench::workloads {
+
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train) {
+  return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train);
+}
+
+DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& annotations,
+                                  const std::string& image_dir, bool train) {
+  DetectionSplit split;
+  std::map<int64_t, int64_t> label_of;  // COCO category id -> 1..K
+  std::vector<std::pair<int64_t, std::string>> cats;
+  for (const auto& c : ds.categories) cats.push_back({c.id, c.name});
+  std::sort(cats.begin(), cats.end());
+  for (const auto& [id, name] : cats) {
+    label_of[id] = static_cast<int64_t>(split.category_ids.size()) + 1;
+    split.category_ids.push_back(id);
+    split.category_names.push_back(name);
+  }
+  std::map<int64_t, size_t> image_pos;
+  std::vector<DetectionImage> images;
+  for (const auto& im : ds.images) {
+    DetectionImage d;
+    d.image_id = im.id;
+    d.path = image_dir + "/" + im.file_name;
+    d.width = im.width;
+    d.height = im.height;
+    image_pos[im.id] = images.size();
+    images.push_back(std::move(d));
+  }
+  for (const auto& a : ds.annotations) {
+    DetectionImage& d = images[image_pos.at(a.image_id)];  // the reader checked the image exists
+    if (a.iscrowd && train) {
+      ++split.crowd_dropped;
+      continue;
+    }
+    const float x = static_cast<float>(a.bbox[0]), y = static_cast<float>(a.bbox[1]);
+    const float w = static_cast<float>(a.bbox[2]), h = static_cast<float>(a.bbox[3]);
+    if (train && (w <= 0 || h <= 0)) continue;  // no SSD target for an empty box
+    d.boxes.insert(d.boxes.end(), {x, y, x + w, y + h});
+    d.labels.push_back(label_of.at(a.category_id));
+  }
+  for (auto& d : images) {
+    if (train && d.labels.empty()) {
+      ++split.empty_dropped;
+      continue;
+    }
+    split.images.push_back(std::move(d));
+  }
+  if (split.images.empty()) throw core::Error(annotations + ": no images" + (train ? " with objects" : ""));
+  return split;
+}
+
+torch::Tensor DecodeImageTensor(const DetectionImage& img) {
+  data::Image im;
+  try {
+    im = data::DecodeJpegFile(img.path);
+  } catch (const core::Error& e) {
+    throw core::Error(std::string(e.what()) + " (image id " + std::to_string(img.image_id) + ")");
+  }
+  if (im.width != img.width || im.height != img.height) {
+    throw core::Error(img.path + ": image id " + std::to_string(img.image_id) + " is " + std::to_string(im.width) +
+                      "x" + std::to_string(im.height) + " pixels, its annotation says " +
+                      std::to_string(img.width) + "x" + std::to_string(img.height));
+  }
+  return torch::from_blob(im.data.data(), {im.height, im.width, 3}, torch::kUInt8).permute({2, 0, 1}).clone();
+}
+
+torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation,
+                          data::Rng& rng) {
+  auto factor = [&](double f) { return rng.Uniform(std::max(0.0, 1.0 - f), 1.0 + f); };
+  auto gray = [](const torch::Tensor& x) { return 0.299 * x[0] + 0.587 * x[1] + 0.114 * x[2]; };
+  // Draw the order first, then the factors in that order (torchvision draws the order first).
+  int order[3] = {0, 1, 2};
+  for (int i = 2; i > 0; --i) std::swap(order[i], order[rng.UniformInt(0, i)]);
+  torch::Tensor x = image;
+  for (int op : order) {
+    if (op == 0 && brightness > 0) {
+      x = (x * factor(brightness)).clamp(0, 255);
+    } else if (op == 1 && contrast > 0) {
+      const double f = factor(contrast);
+      const torch::Tensor mean = gray(x).mean();
+      x = (f * x + (1 - f) * mean).clamp(0, 255);
+    } else if (op == 2 && saturation > 0) {
+      const double f = factor(saturation);
+      x = (f * x + (1 - f) * gray(x).unsqueeze(0)).clamp(0, 255);
+    }
+  }
+  return x;
+}
+
+namespace {
+
+void Normalize(const torch::Tensor& image, const SsdInputOptions& o, float* out) {
+  const torch::Tensor mean = torch::tensor({o.mean[0], o.mean[1], o.mean[2]}).view({3, 1, 1});
+  const torch::Tensor std = torch::tensor({o.std[0], o.std[1], o.std[2]}).view({3, 1, 1});
+  const torch::Tensor x = ((image / 255.0 - mean) / std).to(torch::kFloat32).contiguous();
+  std::memcpy(out, x.data_ptr<float>(), sizeof(float) * static_cast<size_t>(x.numel()));
+}
+
+}  // namespace
+
+SsdTrainDataset::SsdTrainDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options,
+                                 torch::Tensor dboxes_xywh)
+    : split_(std::move(split)), options_(options) {
+  dboxes_ltrb_ = vision::ConvertBoxes(dboxes_xywh.to(torch::kCPU, torch::kFloat32), vision::BoxFormat::kCxcywh,
+                                      vision::BoxFormat::kXyxy);
+  num_boxes_ = dboxes_ltrb_.size(0);
+}
+
+data::ExampleShape SsdTrainDataset::shape() const {
+  const int s = static_cast<int>(options_.image_size);
+  return {3, s, s};
+}
+
+int64_t SsdTrainDataset::GetInto(int64_t index, data::Rng& rng, float* out) const {
+  std::vector<float> extra(static_cast<size_t>(extra_floats()));
+  return GetIntoWithExtra(index, rng, out, extra.data());
+}
+
+int64_t SsdTrainDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const {
+  const DetectionImage& im = split_->images[static_cast<size_t>(index)];
+  const int64_t n = static_cast<int64_t>(im.labels.size());
+  vision::DetectionSample s;
+  s.image = DecodeImageTensor(im);
+  s.boxes = torch::from_blob(const_cast<float*>(im.boxes.data()), {n, 4}, torch::kFloat32).clone();
+  s.labels = torch::from_blob(const_cast<int64_t*>(im.labels.data()), {n}, torch::kInt64).clone();
+  if (options_.augment) {
+    s = vision::SsdRandomCrop(s, rng);
+    s = vision::RandomHorizontalFlip(s, rng, options_.flip_probability);
+  }
+  const int64_t size = options_.image_size;
+  s.image = s.image.to(torch::kFloat32);
+  s = vision::Resize(s, size, size);
+  const torch::Tensor image =
+      options_.augment ? ColorJitter(s.image, options_.brightness, options_.contrast, options_.saturation, rng)
+                       : s.image;
+  Normalize(image, options_, out);
+  const torch::Tensor boxes = (s.boxes / static_cast<double>(size)).clamp(0, 1);
+  const models::SsdTargets t = models::SsdEncode(dboxes_ltrb_, boxes, s.labels, options_.match_iou);
+  const torch::Tensor loc = t.loc.to(torch::kFloat32).contiguous();
+  const torch::Tensor lab = t.labels.to(torch::kFloat32).contiguous();
+  std::memcpy(extra, loc.data_ptr<float>(), sizeof(float) * static_cast<size_t>(4 * num_boxes_));
+  std::memcpy(extra + 4 * num_boxes_, lab.data_ptr<float>(), sizeof(float) * static_cast<size_t>(num_boxes_));
+  return s.labels.numel();
+}
+
+SsdEvalDataset::SsdEvalDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options)
+    : split_(std::move(split)), options_(options) {}
+
+data::ExampleShape SsdEvalDataset::shape() const {
+  const int s = static_cast<int>(options_.image_size);
+  return {3, s, s};
+}
+
+int64_t SsdEvalDataset::GetInto(int64_t index, data::Rng& /*rng*/, float* out) const {
+  const DetectionImage& im = split_->images[static_cast<size_t>(index)];
+  vision::DetectionSample s;
+  s.image = DecodeImageTensor(im).to(torch::kFloat32);
+  s.boxes = torch::zeros({0, 4});
+  s.labels = torch::zeros({0}, torch::kInt64);
+  s = vision::Resize(s, options_.image_size, options_.image_size);
+  Normalize(s.image, options_, out);
+  return index;
+}
+
+}  // namespace trainbench::workloads

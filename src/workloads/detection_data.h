@@ -1,0 +1,103 @@
+// The detection benchmarks' data: COCO-format splits (coco/coco_dataset.h) as image lists with
+// their objects, and the SSD input pipeline of the v0.5 reference as data::Datasets the
+// BatchLoader runs on its worker threads:
+//   training:   decode JPEG -> SSD random crop (min-IoU modes) -> random horizontal flip ->
+//               resize to image_size^2 -> colour jitter (brightness 0.125, contrast 0.5,
+//               saturation 0.5; the reference's hue 0.05 is not applied) -> normalise with
+//               the ImageNet mean and std -> encode the boxes onto the default boxes
+//               (models::SsdEncode), so the targets travel with the image as side data;
+//   evaluation: decode -> resize -> normalise.
+// Every random draw comes from the loader's per-sample Rng, so a sample's augmentation depends
+// only on (seed, epoch, index), whatever the thread count.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coco/coco_dataset.h"
+#include "data/dataset.h"
+
+namespace trainbench::workloads {
+
+struct DetectionImage {
+  int64_t image_id = 0;
+  std::string path;  // the JPEG file
+  int64_t width = 0, height = 0;
+  std::vector<float> boxes;     // xyxy in pixels, 4 per object
+  std::vector<int64_t> labels;  // contiguous classes 1..K (0 is the background)
+};
+
+struct DetectionSplit {
+  std::vector<DetectionImage> images;
+  std::vector<int64_t> category_ids;  // label k (1-based) is COCO category category_ids[k - 1]
+  std::vector<std::string> category_names;
+  int64_t crowd_dropped = 0;  // crowd annotations left out (training targets only)
+  int64_t empty_dropped = 0;  // images without (non-crowd) objects left out (training only)
+};
+
+// Reads `annotations` (a COCO instances JSON) and resolves file names under `image_dir`.
+// Categories are numbered 1..K in ascending COCO id. train: crowd annotations and images without
+// objects are left out (they give no SSD targets); !train: every image stays (COCO evaluation
+// needs them all). Bad input throws core::Error naming the file and the image or annotation id.
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train);
+// The same from a dataset already read (validated) from `source`.
+DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& source, const std::string& image_dir,
+                                  bool train);
+
+struct SsdInputOptions {
+  int64_t image_size = 300;
+  std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};  // of pixel / 255
+  std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
+  double brightness = 0.125, contrast = 0.5, saturation = 0.5;  // ColorJitter factors
+  double flip_probability = 0.5;
+  double match_iou = 0.5;  // SsdEncode's threshold
+  bool augment = true;     // false: no crop, flip or jitter (tests; the training set always augments)
+};
+
+// Training examples: shape [3, S, S]; side data (extra_floats) = the encoded targets of the A
+// default boxes: 4 A floats of SsdTargets::loc (row-major [A, 4], xywh) then A labels as floats.
+// The returned label is the number of objects left after the crop.
+class SsdTrainDataset : public data::Dataset {
+ public:
+  // dboxes_xywh: models::MakeDefaultBoxes [A, 4] (copied to the CPU).
+  SsdTrainDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options, torch::Tensor dboxes_xywh);
+  int64_t size() const override { return static_cast<int64_t>(split_->images.size()); }
+  data::ExampleShape shape() const override;
+  int64_t GetInto(int64_t index, data::Rng& rng, float* out) const override;
+  int64_t extra_floats() const override { return 5 * num_boxes_; }
+  int64_t GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const override;
+
+ private:
+  std::shared_ptr<const DetectionSplit> split_;
+  SsdInputOptions options_;
+  torch::Tensor dboxes_ltrb_;
+  int64_t num_boxes_ = 0;
+};
+
+// Evaluation examples: the resized, normalised image; the label is the sample index.
+class SsdEvalDataset : public data::Dataset {
+ public:
+  SsdEvalDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options);
+  int64_t size() const override { return static_cast<int64_t>(split_->images.size()); }
+  data::ExampleShape shape() const override;
+  int64_t GetInto(int64_t index, data::Rng& rng, float* out) const override;
+
+ private:
+  std::shared_ptr<const DetectionSplit> split_;
+  SsdInputOptions options_;
+};
+
+// Decodes image `img` of a split to a [3, H, W] uint8 tensor and its boxes [N, 4] float.
+torch::Tensor DecodeImageTensor(const DetectionImage& img);
+
+// ColorJitter without hue on a [3, H, W] float image in [0, 255]: brightness, contrast and
+// saturation factors drawn uniformly in [max(0, 1 - f), 1 + f], applied in a random order (as
+// torchvision); the result is clamped to [0, 255].
+torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation,
+                          data::Rng& rng);
+
+}  // namespace trainbench::workloads

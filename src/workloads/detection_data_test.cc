@@ -1,0 +1,137 @@
+#include "workloads/detection_data.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "data/image.h"
+#include "data/jpeg_codec.h"
+#include "models/ssd.h"
+#include "vision/boxes.h"
+
+namespace trainbench::workloads {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A two-image COCO folder: image 1 (64x48) holds a 16x16 square of category 5 at (8, 8), a
+// 24x20 box of category 9 and a crowd region of category 2; image 2 (64x48) holds nothing.
+// Categories are listed out of id order (9, 2, 5).
+std::string MakeFolder(const std::string& name, int image2_width = 64) {
+  const fs::path dir = fs::path(TRAINBENCH_TEST_BINDIR) / "detection_data_test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir / "images");
+  data::Image a(48, 64, 3), b(48, image2_width, 3);
+  for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = static_cast<uint8_t>((i * 7) % 251);
+  for (auto& v : b.data) v = 90;
+  data::WriteJpegFile((dir / "images" / "1.jpg").string(), a);
+  data::WriteJpegFile((dir / "images" / "2.jpg").string(), b);
+  std::ofstream(dir / "instances.json") << R"({
+    "images": [{"id": 1, "file_name": "1.jpg", "width": 64, "height": 48},
+               {"id": 2, "file_name": "2.jpg", "width": 64, "height": 48}],
+    "annotations": [
+      {"id": 10, "image_id": 1, "category_id": 5, "bbox": [8, 8, 16, 16], "area": 256, "iscrowd": 0,
+       "segmentation": [[8, 8, 24, 8, 24, 24, 8, 24]]},
+      {"id": 11, "image_id": 1, "category_id": 9, "bbox": [30, 20, 24, 20], "area": 480, "iscrowd": 0,
+       "segmentation": [[30, 20, 54, 20, 54, 40, 30, 40]]},
+      {"id": 12, "image_id": 1, "category_id": 2, "bbox": [2, 0, 2, 48], "area": 50, "iscrowd": 1,
+       "segmentation": {"size": [48, 64], "counts": [100, 50, 2922]}}],
+    "categories": [{"id": 9, "name": "nine", "supercategory": "s"}, {"id": 2, "name": "two", "supercategory": "s"},
+                   {"id": 5, "name": "five", "supercategory": "s"}]})";
+  return dir.string();
+}
+
+TEST(DetectionData, SplitNumbersCategoriesByIdAndDropsCrowdsAndEmptyImagesForTraining) {
+  const std::string dir = MakeFolder("split");
+  const DetectionSplit train = LoadDetectionSplit(dir + "/instances.json", dir + "/images", true);
+  EXPECT_EQ(train.category_ids, (std::vector<int64_t>{2, 5, 9}));
+  EXPECT_EQ(train.category_names, (std::vector<std::string>{"two", "five", "nine"}));
+  ASSERT_EQ(train.images.size(), 1u);
+  EXPECT_EQ(train.images[0].image_id, 1);
+  EXPECT_EQ(train.images[0].labels, (std::vector<int64_t>{2, 3}));  // 5 -> 2, 9 -> 3
+  EXPECT_EQ(train.images[0].boxes, (std::vector<float>{8, 8, 24, 24, 30, 20, 54, 40}));  // xyxy
+  EXPECT_EQ(train.crowd_dropped, 1);
+  EXPECT_EQ(train.empty_dropped, 1);
+  const DetectionSplit val = LoadDetectionSplit(dir + "/instances.json", dir + "/images", false);
+  ASSERT_EQ(val.images.size(), 2u);
+  EXPECT_EQ(val.images[0].labels.size(), 3u);  // the crowd stays (COCO evaluation reads the JSON itself)
+}
+
+TEST(DetectionData, WithoutAugmentationTheTargetsAreTheGroundTruthBoxes) {
+  const std::string dir = MakeFolder("targets");
+  auto split = std::make_shared<const DetectionSplit>(LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
+  torch::set_num_threads(1);
+  const torch::Tensor dboxes = models::MakeDefaultBoxes(models::MiniDefaultBoxes(64, {8, 4, 2, 1}));
+  SsdInputOptions o;
+  o.image_size = 64;
+  o.augment = false;
+  SsdTrainDataset ds(split, o, dboxes);
+  const int64_t a = dboxes.size(0);
+  EXPECT_EQ(ds.extra_floats(), 5 * a);
+  EXPECT_EQ(ds.shape(), (data::ExampleShape{3, 64, 64}));
+  std::vector<float> image(static_cast<size_t>(ds.shape().numel())), extra(static_cast<size_t>(5 * a));
+  data::Rng rng(1);
+  EXPECT_EQ(ds.GetIntoWithExtra(0, rng, image.data(), extra.data()), 2);
+  // Each positive default box carries its object's box, normalised (x by 64, y by 48) in xywh.
+  const float want[2][4] = {{16.0f / 64, 16.0f / 48, 16.0f / 64, 16.0f / 48}, {42.0f / 64, 30.0f / 48, 24.0f / 64, 20.0f / 48}};
+  int positives[4] = {0, 0, 0, 0};
+  for (int64_t k = 0; k < a; ++k) {
+    const int label = static_cast<int>(extra[static_cast<size_t>(4 * a + k)]);
+    ASSERT_TRUE(label == 0 || label == 2 || label == 3) << label;
+    ++positives[label];
+    if (label == 0) continue;
+    for (int j = 0; j < 4; ++j) EXPECT_NEAR(extra[static_cast<size_t>(4 * k + j)], want[label - 2][j], 1e-5);
+  }
+  EXPECT_GE(positives[2], 1);
+  EXPECT_GE(positives[3], 1);
+  // The image is normalised: 0..255 maps to about [-2.1, 2.7].
+  for (float v : image) ASSERT_TRUE(v > -2.2f && v < 2.7f);
+}
+
+TEST(DetectionData, AugmentationIsAFunctionOfTheSampleRng) {
+  const std::string dir = MakeFolder("rng");
+  auto split = std::make_shared<const DetectionSplit>(LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
+  torch::set_num_threads(1);
+  const torch::Tensor dboxes = models::MakeDefaultBoxes(models::MiniDefaultBoxes(64, {8, 4, 2, 1}));
+  SsdInputOptions o;
+  o.image_size = 64;
+  SsdTrainDataset ds(split, o, dboxes);
+  auto get = [&](uint64_t seed, int64_t epoch) {
+    std::vector<float> v(static_cast<size_t>(ds.shape().numel() + ds.extra_floats()));
+    data::Rng rng = data::SampleRng(seed, epoch, 0);
+    ds.GetIntoWithExtra(0, rng, v.data(), v.data() + ds.shape().numel());
+    return v;
+  };
+  EXPECT_EQ(get(7, 1), get(7, 1));
+  int differ = 0;
+  for (int64_t e = 2; e < 6; ++e) differ += get(7, 1) != get(7, e);
+  EXPECT_GE(differ, 3);  // crops, flips and jitter change between epochs
+}
+
+TEST(DetectionData, ColorJitterKeepsTheRangeAndIsIdentityAtZero) {
+  data::Rng rng(3);
+  const torch::Tensor x = torch::rand({3, 8, 8}) * 255;
+  EXPECT_TRUE(torch::equal(ColorJitter(x, 0, 0, 0, rng), x));
+  const torch::Tensor y = ColorJitter(x, 0.5, 0.5, 0.5, rng);
+  EXPECT_GE(y.min().item<float>(), 0.0f);
+  EXPECT_LE(y.max().item<float>(), 255.0f);
+  EXPECT_FALSE(torch::equal(y, x));
+}
+
+TEST(DetectionData, AnImageOfAnotherSizeThanItsAnnotationIsAnErrorNamingIt) {
+  const std::string dir = MakeFolder("badsize", /*image2_width=*/40);
+  const DetectionSplit val = LoadDetectionSplit(dir + "/instances.json", dir + "/images", false);
+  try {
+    DecodeImageTensor(val.images[1]);
+    FAIL() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2.jpg: image id 2 is 40x48 pixels, its annotation says 64x48"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainbench::workloads

@@ -1,0 +1,294 @@
+#include "workloads/object_detection.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <optional>
+
+#include "coco/coco_dataset.h"
+#include "coco/coco_eval.h"
+#include "core/error.h"
+#include "core/random.h"
+#include "data/batch_loader.h"
+#include "models/ssd.h"
+#include "workloads/detection_data.h"
+#include "workloads/torch_util.h"
+
+namespace trainbench::workloads {
+
+namespace {
+
+using core::Json;
+
+// Where a COCO-layout dataset keeps its files (the mini dataset uses the same layout).
+struct CocoLayout {
+  std::string train_json, train_images, val_json, val_images;
+};
+
+CocoLayout LayoutOf(const std::string& dir) {
+  return {dir + "/annotations/instances_train2017.json", dir + "/train2017",
+          dir + "/annotations/instances_val2017.json", dir + "/val2017"};
+}
+
+class ObjectDetection : public train::Workload {
+ public:
+  explicit ObjectDetection(std::string scale) : scale_(std::move(scale)) {}
+
+  void Init(const train::RunContext& ctx) override {
+    ctx_ = ctx;
+    const Json& c = ctx.config;
+    device_ = SetUpTorch(ctx);
+    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
+    batch_size_ = c.at("batch_size").get<int64_t>();
+    base_lr_ = c.at("base_lr").get<double>();
+    momentum_ = c.at("momentum").get<double>();
+    weight_decay_ = c.at("weight_decay").get<double>();
+    warmup_epochs_ = c.at("warmup_epochs").get<double>();
+    decay_epoch_1_ = c.at("lr_decay_epoch_1").get<double>();
+    decay_epoch_2_ = c.at("lr_decay_epoch_2").get<double>();
+    decay_factor_ = c.at("lr_decay_factor").get<double>();
+    neg_ratio_ = c.at("neg_ratio").get<double>();
+    input_.image_size = c.at("image_size").get<int64_t>();
+    input_.match_iou = c.at("match_iou").get<double>();
+    decode_.nms_iou = c.at("nms_iou").get<double>();
+    decode_.max_output = c.at("max_detections").get<int64_t>();
+    decode_.score_threshold = c.at("score_threshold").get<double>();
+    eval_batch_ = c.at("eval_batch_size").get<int64_t>();
+    num_classes_ = c.at("num_classes").get<int64_t>();  // background included
+    width_ = c.at("width").get<int64_t>();
+    blocks_ = c.at("blocks_per_stage").get<int64_t>();
+    if (batch_size_ % ctx.world_size != 0) {
+      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
+                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
+    }
+    models::SsdOptions so;
+    if (scale_ == "mini") {
+      so = models::MiniSsdOptions(num_classes_, input_.image_size, width_, blocks_);
+    } else {
+      if (input_.image_size != 300) throw core::Error("configuration key \"image_size\": SSD300 needs 300");
+      so = models::Ssd300Options(num_classes_);
+    }
+    model_ = models::Ssd(so);
+    const std::vector<int64_t> maps = model_->FeatureSizes(input_.image_size);
+    const models::DefaultBoxOptions dbo =
+        scale_ == "mini" ? models::MiniDefaultBoxes(input_.image_size, maps) : models::Ssd300DefaultBoxes();
+    if (dbo.feat_size != maps || models::DefaultBoxesPerCell(dbo) != so.num_defaults) {
+      throw core::Error("SSD: the default boxes do not fit the model's feature maps");
+    }
+    scale_xy_ = dbo.scale_xy;
+    scale_wh_ = dbo.scale_wh;
+    dboxes_ = models::MakeDefaultBoxes(dbo);
+    model_->to(device_);
+    group_ = RunGroup(ctx);
+    reducer_ = MakeDataParallel(group_, *model_);
+    sgd_.emplace(model_->parameters(),
+                 torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_));
+  }
+
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    return {
+        {"opt_name", "sgd"},
+        {"opt_base_learning_rate", base_lr_},
+        {"opt_momentum", momentum_},
+        {"opt_weight_decay", weight_decay_},
+        {"opt_learning_rate_warmup_epochs", warmup_epochs_},
+        {"opt_learning_rate_warmup_factor", 0.0},
+        {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
+        {"opt_learning_rate_decay_factor", decay_factor_},
+        {"model_bn_span", batch_size_ / ctx_.world_size},
+        {"backbone", scale_ == "mini" ? "resnet_mini" : "resnet34"},
+        {"model_hp_image_size", input_.image_size},
+        {"model_hp_width", width_},
+        {"model_hp_blocks_per_stage", blocks_},
+        {"model_hp_num_classes", num_classes_},
+        {"model_hp_default_boxes", dboxes_.size(0)},
+        {"model_hp_match_iou", input_.match_iou},
+        {"loss_hp_neg_ratio", neg_ratio_},
+        {"eval_hp_nms_iou", decode_.nms_iou},
+        {"eval_hp_max_detections", decode_.max_output},
+        {"eval_hp_score_threshold", decode_.score_threshold},
+    };
+  }
+
+  int64_t GlobalBatchSize() const override { return batch_size_; }
+
+  Json RuntimeProvenance() const override {
+    Json j = TorchProvenance(device_);
+    j["model_macs_per_image"] = model_->ForwardMacs(input_.image_size);
+    return j;
+  }
+
+  void LoadData() override {
+    const CocoLayout l = LayoutOf(ctx_.data_dir);
+    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(l.train_json, l.train_images, true));
+    eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(l.val_json));
+    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
+    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes_) {
+      throw core::Error(l.train_json + ": " + std::to_string(train->category_ids.size()) +
+                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes_) +
+                        " (categories + background)");
+    }
+    if (eval_split_->category_ids != train->category_ids) {
+      throw core::Error(l.val_json + ": its categories differ from " + l.train_json + "'s");
+    }
+    train_split_ = train;
+    data::BatchLoaderOptions t;
+    t.batch_size = batch_size_ / ctx_.world_size;
+    t.shuffle = true;
+    t.seed = core::SeedFor(ctx_.seed, "data");
+    t.rank = ctx_.rank;
+    t.world_size = ctx_.world_size;
+    t.last_batch = data::LastBatchPolicy::kDrop;
+    t.num_workers = ctx_.loader_threads;
+    data::BatchLoaderOptions e = t;
+    e.batch_size = eval_batch_;
+    e.shuffle = false;
+    e.last_batch = data::LastBatchPolicy::kPad;
+    train_set_ = std::make_shared<SsdTrainDataset>(train_split_, input_, dboxes_);
+    eval_set_ = std::make_shared<SsdEvalDataset>(eval_split_, input_);
+    train_loader_ = std::make_unique<data::BatchLoader>(train_set_, t);
+    eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, e);
+    steps_per_epoch_ = train_loader_->num_batches();
+  }
+
+  int64_t TrainSamples() const override { return train_set_->size(); }
+  int64_t EvalSamples() const override { return eval_set_->size(); }
+
+  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
+    return {{"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+            {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+  }
+
+  void TrainEpoch(int epoch, train::TrainControl& control) override {
+    model_->train();
+    train_loader_->StartEpoch(epoch);
+    const int64_t a = dboxes_.size(0);
+    while (auto batch = train_loader_->Next()) {
+      const torch::Tensor x = BatchImages(*batch, device_);
+      const torch::Tensor extra =
+          torch::from_blob(batch->extra.data(), {batch->size, 5 * a}, torch::kFloat32).to(device_);
+      const torch::Tensor gloc = extra.narrow(1, 0, 4 * a).view({batch->size, a, 4}).permute({0, 2, 1});
+      const torch::Tensor glabel = extra.narrow(1, 4 * a, a).to(torch::kInt64);
+      const double lr = LearningRate(step_);
+      for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+      auto [ploc, pconf] = model_->forward(x);
+      const torch::Tensor loss = models::SsdLoss(ploc, pconf, gloc, glabel, dboxes_, scale_xy_, scale_wh_, neg_ratio_);
+      sgd_->zero_grad();
+      if (reducer_) reducer_->Prepare();
+      loss.backward();
+      if (reducer_) reducer_->Finish();
+      sgd_->step();
+      ++step_;
+      const double loss_value = (step_ % 10 == 0) ? loss.item<double>() : NAN;
+      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
+        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
+                          std::to_string(step_));
+      }
+      if (!control.OnStep(batch->size * ctx_.world_size, loss_value)) return;
+    }
+  }
+
+  train::EvalResult Evaluate(int /*epoch*/) override {
+    SyncForEvaluation(*group_, *model_);
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    // Each rank decodes its shard into rows [image index][detection][x, y, w, h, score, label]
+    // of a zero buffer; summing the buffers over the ranks gathers every image's detections
+    // (each image belongs to one rank).
+    const int64_t n_images = eval_set_->size(), k = decode_.max_output;
+    std::vector<double> rows(static_cast<size_t>(n_images * k * 6), 0.0);
+    std::vector<double> counts(static_cast<size_t>(n_images), 0.0);
+    eval_loader_->StartEpoch(0);
+    while (auto batch = eval_loader_->Next()) {
+      auto [ploc, pconf] = model_->forward(BatchImages(*batch, device_));
+      const std::vector<models::Detections> dets =
+          models::SsdDecode(ploc, pconf, dboxes_, scale_xy_, scale_wh_, decode_);
+      for (int64_t r = 0; r < batch->num_valid; ++r) {
+        const int64_t idx = batch->sample_indices[static_cast<size_t>(r)];
+        const DetectionImage& im = eval_split_->images[static_cast<size_t>(idx)];
+        const models::Detections& d = dets[static_cast<size_t>(r)];
+        const int64_t m = std::min<int64_t>(d.scores.size(0), k);
+        auto b = d.boxes.accessor<float, 2>();
+        auto s = d.scores.accessor<float, 1>();
+        auto l = d.labels.accessor<int64_t, 1>();
+        const double w = static_cast<double>(im.width), h = static_cast<double>(im.height);
+        for (int64_t j = 0; j < m; ++j) {
+          double* row = rows.data() + (idx * k + j) * 6;
+          row[0] = b[j][0] * w;
+          row[1] = b[j][1] * h;
+          row[2] = (b[j][2] - b[j][0]) * w;
+          row[3] = (b[j][3] - b[j][1]) * h;
+          row[4] = s[j];
+          row[5] = static_cast<double>(l[j]);
+        }
+        counts[static_cast<size_t>(idx)] = static_cast<double>(m);
+      }
+    }
+    if (ctx_.world_size > 1) {
+      rows = dist::AllReduceSum(*group_, rows);
+      counts = dist::AllReduceSum(*group_, counts);
+    }
+    std::vector<coco::Detection> results;
+    for (int64_t i = 0; i < n_images; ++i) {
+      const int64_t m = std::llround(counts[static_cast<size_t>(i)]);
+      for (int64_t j = 0; j < m; ++j) {
+        const double* row = rows.data() + (i * k + j) * 6;
+        coco::Detection det;
+        det.image_id = eval_split_->images[static_cast<size_t>(i)].image_id;
+        det.category_id = eval_split_->category_ids[static_cast<size_t>(std::llround(row[5])) - 1];
+        det.bbox = {row[0], row[1], row[2], row[3]};
+        det.score = row[4];
+        results.push_back(det);
+      }
+    }
+    const coco::CocoStats stats = coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
+    train::EvalResult r;
+    r.value = stats.values[0];
+    r.samples = n_images;
+    Json s = Json::array();
+    for (double v : stats.values) s.push_back(v);
+    r.extra["coco_bbox_stats"] = s;
+    r.extra["detections"] = static_cast<int64_t>(results.size());
+    return r;
+  }
+
+ private:
+  // Linear warmup from 0 over warmup_epochs, then base_lr, x decay_factor after each boundary.
+  double LearningRate(int64_t step) const {
+    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    double lr = base_lr_;
+    if (warmup_epochs_ > 0 && epoch < warmup_epochs_) lr *= (static_cast<double>(step) + 1) /
+                                                           (warmup_epochs_ * static_cast<double>(steps_per_epoch_));
+    if (decay_epoch_1_ > 0 && epoch >= decay_epoch_1_) lr *= decay_factor_;
+    if (decay_epoch_2_ > 0 && epoch >= decay_epoch_2_) lr *= decay_factor_;
+    return lr;
+  }
+
+  std::string scale_;
+  train::RunContext ctx_;
+  torch::Device device_{torch::kCPU};
+  models::Ssd model_{nullptr};
+  torch::Tensor dboxes_;
+  double scale_xy_ = 0.1, scale_wh_ = 0.2;
+  std::shared_ptr<dist::ProcessGroup> group_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
+  std::optional<torch::optim::SGD> sgd_;
+  int64_t batch_size_ = 0, eval_batch_ = 0, num_classes_ = 0, width_ = 0, blocks_ = 0, steps_per_epoch_ = 1, step_ = 0;
+  double base_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_epochs_ = 0, decay_epoch_1_ = 0, decay_epoch_2_ = 0,
+         decay_factor_ = 0.1, neg_ratio_ = 3;
+  SsdInputOptions input_;
+  models::SsdDecodeOptions decode_;
+  std::shared_ptr<const DetectionSplit> train_split_, eval_split_;
+  std::shared_ptr<const coco::CocoDataset> eval_gt_;
+  std::shared_ptr<data::Dataset> train_set_, eval_set_;
+  std::unique_ptr<data::BatchLoader> train_loader_, eval_loader_;
+};
+
+}  // namespace
+
+std::unique_ptr<train::Workload> MakeObjectDetection(const std::string& scale) {
+  if (scale != "mini" && scale != "full") throw core::Error("object_detection has no scale \"" + scale + "\"");
+  return std::make_unique<ObjectDetection>(scale);
+}
+
+}  // namespace trainbench::workloads
