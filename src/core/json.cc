@@ -99,4 +99,35 @@ std::string PythonJsonDumps(const Json& value) {
   return out;
 }
 
+std::string JsonFirstDifference(const Json& a, const Json& b, const std::string& prefix) {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      const std::string key = prefix + it.key();
+      if (!b.contains(it.key())) return key;
+      std::string d = JsonFirstDifference(it.value(), b[it.key()], key + ".");
+      if (!d.empty()) return d;
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!a.contains(it.key())) return prefix + it.key();
+    }
+    return "";
+  }
+  if (a != b) return prefix.empty() ? "(value)" : prefix.substr(0, prefix.size() - 1);
+  return "";
+}
+
+std::string JsonValueAt(const Json& j, const std::string& dotted) {
+  const Json* cur = &j;
+  size_t start = 0;
+  while (start <= dotted.size()) {
+    size_t end = dotted.find('.', start);
+    if (end == std::string::npos) end = dotted.size();
+    const std::string k = dotted.substr(start, end - start);
+    if (!cur->is_object() || !cur->contains(k)) return "(absent)";
+    cur = &(*cur)[k];
+    start = end + 1;
+  }
+  return cur->dump();
+}
+
 }  // namespace trainbench::core

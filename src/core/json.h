@@ -13,6 +13,13 @@ using Json = nlohmann::ordered_json;
 // Serializes like Python's json.dumps(value) with default arguments.
 std::string PythonJsonDumps(const Json& value);
 
+// The first dotted key path whose value differs between objects a and b ("corpus.seed";
+// a key present on one side only counts), "(value)" when non-objects differ, "" when equal.
+// For messages like "options.seed is 3, requested 2017" about a dataset's recorded options.
+std::string JsonFirstDifference(const Json& a, const Json& b, const std::string& prefix = "");
+// The JSON text of the value at a dotted key path, "(absent)" when there is none.
+std::string JsonValueAt(const Json& j, const std::string& dotted);
+
 // Python repr of a double ("0.0001", "5e-05", "2.0", "1e+16", "NaN", "Infinity").
 std::string PythonFloatRepr(double v);
 

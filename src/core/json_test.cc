@@ -31,3 +31,23 @@ TEST(PythonJsonDumps, UsesPythonSeparatorsAndEscapes) {
 
 }  // namespace
 }  // namespace trainbench::core
+
+namespace trainbench::core {
+namespace {
+
+TEST(JsonFirstDifference, NamesTheFirstDifferingKeyPath) {
+  const Json a = Json::parse(R"({"seed": 1, "corpus": {"min_words": 4, "max_words": 25}})");
+  Json b = a;
+  EXPECT_EQ(JsonFirstDifference(a, b), "");
+  b["corpus"]["max_words"] = 30;
+  EXPECT_EQ(JsonFirstDifference(a, b), "corpus.max_words");
+  EXPECT_EQ(JsonValueAt(b, "corpus.max_words"), "30");
+  EXPECT_EQ(JsonValueAt(a, "corpus.nope"), "(absent)");
+  b = a;
+  b["extra"] = true;  // a key on one side only
+  EXPECT_EQ(JsonFirstDifference(a, b), "extra");
+  EXPECT_EQ(JsonFirstDifference(Json(1), Json(2)), "(value)");
+}
+
+}  // namespace
+}  // namespace trainbench::core

@@ -44,39 +44,6 @@ core::Json Number(double v) {
   return v;
 }
 
-// The first key whose value differs between a and b ("shapes.width"), or "" when equal.
-std::string FirstDifference(const core::Json& a, const core::Json& b,
-                            const std::string& prefix = "") {
-  if (a.is_object() && b.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      const std::string key = prefix + it.key();
-      if (!b.contains(it.key())) return key;
-      std::string d = FirstDifference(it.value(), b[it.key()], key + ".");
-      if (!d.empty()) return d;
-    }
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) return prefix + it.key();
-    }
-    return "";
-  }
-  if (a != b) return prefix.empty() ? "(value)" : prefix.substr(0, prefix.size() - 1);
-  return "";
-}
-
-std::string ValueAt(const core::Json& j, const std::string& dotted) {
-  const core::Json* cur = &j;
-  size_t start = 0;
-  while (start <= dotted.size()) {
-    size_t end = dotted.find('.', start);
-    if (end == std::string::npos) end = dotted.size();
-    const std::string k = dotted.substr(start, end - start);
-    if (!cur->is_object() || !cur->contains(k)) return "(absent)";
-    cur = &(*cur)[k];
-    start = end + 1;
-  }
-  return cur->dump();
-}
-
 core::Json FileFacts(const std::string& bytes) {
   return {{"bytes", bytes.size()}, {"fnv1a64", Fnv1a64Hex(bytes)}};
 }
@@ -267,9 +234,9 @@ std::string VerifyDetectionMini(const std::string& dir, const DetectionMiniOptio
            ", this one is " + std::to_string(kDetectionMiniGeneratorVersion);
   const core::Json want = DetectionMiniOptionsJson(o);
   const core::Json have = d.value("options", core::Json::object());
-  const std::string diff = FirstDifference(want, have);
+  const std::string diff = core::JsonFirstDifference(want, have);
   if (!diff.empty())
-    return "options." + diff + " is " + ValueAt(have, diff) + ", requested " + ValueAt(want, diff);
+    return "options." + diff + " is " + core::JsonValueAt(have, diff) + ", requested " + core::JsonValueAt(want, diff);
   const core::Json files = d.value("files", core::Json::object());
   const size_t expected = static_cast<size_t>(o.train_images + o.val_images) + 2;
   if (files.size() != expected)

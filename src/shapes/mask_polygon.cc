@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "coco/rle.h"
 #include "core/error.h"
 
 namespace trainbench::shapes {
@@ -216,70 +217,14 @@ std::vector<Polygon> TraceMaskPolygons(const std::vector<uint8_t>& mask, int wid
 
 std::vector<uint8_t> RasterizeCocoPolygons(const std::vector<Polygon>& polygons, int width,
                                            int height) {
-  const long long h = height, w = width;
+  // COCO's rasteriser itself (coco::RleFrPolygons: rleFrPoly per polygon, then the union), its
+  // column-major mask turned row-major.
+  const int64_t h = height, w = width;
   std::vector<uint8_t> mask(static_cast<size_t>(w * h), 0);
-  for (const Polygon& xy : polygons) {
-    const size_t k = xy.size() / 2;
-    if (k == 0) continue;
-    // rleFrPoly, maskApi.c: upsample by 5, walk the boundary densely, keep the points where it
-    // crosses a pixel column's sample line, then toggle at those (column-major) positions.
-    const double scale = 5;
-    std::vector<int> x(k + 1), y(k + 1);
-    for (size_t j = 0; j < k; ++j) x[j] = static_cast<int>(scale * xy[j * 2] + .5);
-    for (size_t j = 0; j < k; ++j) y[j] = static_cast<int>(scale * xy[j * 2 + 1] + .5);
-    x[k] = x[0];
-    y[k] = y[0];
-    std::vector<int> u, v;
-    for (size_t j = 0; j < k; ++j) {
-      int xs = x[j], xe = x[j + 1], ys = y[j], ye = y[j + 1];
-      const int dx = std::abs(xe - xs), dy = std::abs(ys - ye);
-      const bool flip = (dx >= dy && xs > xe) || (dx < dy && ys > ye);
-      if (flip) {
-        std::swap(xs, xe);
-        std::swap(ys, ye);
-      }
-      const double s =
-          dx >= dy ? static_cast<double>(ye - ys) / dx : static_cast<double>(xe - xs) / dy;
-      if (dx >= dy) {
-        for (int d = 0; d <= dx; ++d) {
-          const int t = flip ? dx - d : d;
-          u.push_back(t + xs);
-          v.push_back(static_cast<int>(ys + s * t + .5));
-        }
-      } else {
-        for (int d = 0; d <= dy; ++d) {
-          const int t = flip ? dy - d : d;
-          v.push_back(t + ys);
-          u.push_back(static_cast<int>(xs + s * t + .5));
-        }
-      }
-    }
-    std::vector<long long> toggles;
-    for (size_t j = 1; j < u.size(); ++j) {
-      if (u[j] == u[j - 1]) continue;
-      double xd = u[j] < u[j - 1] ? u[j] : u[j] - 1;
-      xd = (xd + .5) / scale - .5;
-      if (std::floor(xd) != xd || xd < 0 || xd > w - 1) continue;
-      double yd = v[j] < v[j - 1] ? v[j] : v[j - 1];
-      yd = (yd + .5) / scale - .5;
-      if (yd < 0)
-        yd = 0;
-      else if (yd > h)
-        yd = h;
-      yd = std::ceil(yd);
-      toggles.push_back(static_cast<long long>(xd) * h + static_cast<long long>(yd));
-    }
-    std::sort(toggles.begin(), toggles.end());
-    // Pixel i (column-major) is inside when an odd number of toggles lie at or before it.
-    size_t t = 0;
-    bool inside = false;
-    for (long long i = 0; i < w * h; ++i) {
-      while (t < toggles.size() && toggles[t] <= i) {
-        inside = !inside;
-        ++t;
-      }
-      if (inside) mask[static_cast<size_t>((i % h) * w + i / h)] = 1;
-    }
+  if (polygons.empty() || w == 0 || h == 0) return mask;
+  const std::vector<uint8_t> cols = coco::RleDecode(coco::RleFrPolygons(polygons, h, w));
+  for (int64_t i = 0; i < w * h; ++i) {
+    if (cols[static_cast<size_t>(i)]) mask[static_cast<size_t>((i % h) * w + i / h)] = 1;
   }
   return mask;
 }

@@ -52,39 +52,6 @@ double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The first key whose value differs between a and b ("corpus.seed"), or "" when equal.
-std::string FirstDifference(const core::Json& a, const core::Json& b,
-                            const std::string& prefix = "") {
-  if (a.is_object() && b.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      const std::string key = prefix + it.key();
-      if (!b.contains(it.key())) return key;
-      std::string d = FirstDifference(it.value(), b[it.key()], key + ".");
-      if (!d.empty()) return d;
-    }
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) return prefix + it.key();
-    }
-    return "";
-  }
-  if (a != b) return prefix.empty() ? "(value)" : prefix.substr(0, prefix.size() - 1);
-  return "";
-}
-
-std::string ValueAt(const core::Json& j, const std::string& dotted) {
-  const core::Json* cur = &j;
-  size_t start = 0;
-  while (start <= dotted.size()) {
-    size_t end = dotted.find('.', start);
-    if (end == std::string::npos) end = dotted.size();
-    const std::string k = dotted.substr(start, end - start);
-    if (!cur->is_object() || !cur->contains(k)) return "(absent)";
-    cur = &(*cur)[k];
-    start = end + 1;
-  }
-  return cur->dump();
-}
-
 void Verify(const std::string& dir, const MiniTranslationOptions& o, const core::Json& dataset,
             std::FILE* progress) {
   const std::string json_path = dir + "/dataset.json";
@@ -96,12 +63,12 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
                               "test.ids); remove the folder to rebuild it");
   if (!dataset.contains("options"))
     throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
-  const std::string diff = FirstDifference(want, dataset["options"]);
+  const std::string diff = core::JsonFirstDifference(want, dataset["options"]);
   if (!diff.empty()) {
     throw core::FileError(json_path, 0,
                           "the folder was built with other options: " + diff + " is " +
-                              ValueAt(dataset["options"], diff) + ", requested " +
-                              ValueAt(want, diff) + "; remove the folder to rebuild it");
+                              core::JsonValueAt(dataset["options"], diff) + ", requested " +
+                              core::JsonValueAt(want, diff) + "; remove the folder to rebuild it");
   }
   const core::Json& files = dataset.value("files", core::Json::object());
   for (const char* name : kMiniTranslationFiles) {
@@ -359,10 +326,10 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
     } catch (const core::Json::exception& e) {
       throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove it to rebuild the ids");
     }
-    const std::string diff = FirstDifference(options, r.dataset.value("options", core::Json::object()));
+    const std::string diff = core::JsonFirstDifference(options, r.dataset.value("options", core::Json::object()));
     if (!diff.empty()) {
-      throw core::FileError(json_path, 0, "built with other options: " + diff + " is " + ValueAt(r.dataset["options"], diff) +
-                                              ", requested " + ValueAt(options, diff) + "; remove it to rebuild the ids");
+      throw core::FileError(json_path, 0, "built with other options: " + diff + " is " + core::JsonValueAt(r.dataset["options"], diff) +
+                                              ", requested " + core::JsonValueAt(options, diff) + "; remove it to rebuild the ids");
     }
     for (const char* name : kFullFiles) {
       const core::Json want = r.dataset["files"].value(name, core::Json::object());
