@@ -77,14 +77,6 @@ std::string FormatManifest(const core::Json& d) {
 
 }  // namespace
 
-std::string Fnv1a64Hex(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 void ValidateDetectionMiniOptions(const DetectionMiniOptions& o) {
   if (o.train_images < 1 || o.train_images > 10000000)
     throw core::Error("detection option train_images: must be in [1, 10000000]");

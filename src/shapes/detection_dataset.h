@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/json.h"
 #include "shapes/shape_scene.h"
 
@@ -84,7 +85,7 @@ struct CocoFolderCheck {
 };
 CocoFolderCheck CheckCoco2017Folder(const std::string& dir);
 
-// FNV-1a 64 of bytes, 16 lowercase hex digits (as the other dataset manifests record it).
-std::string Fnv1a64Hex(std::string_view bytes);
+// FNV-1a 64 of bytes: core::Fnv1a64Hex (core/hash.h).
+using core::Fnv1a64Hex;
 
 }  // namespace trainbench::shapes

@@ -300,14 +300,6 @@ SplitIndices SplitTrainTest(size_t n, size_t test_size, uint64_t seed) {
   return s;
 }
 
-std::string Fnv1a64Hex(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 std::string SentencesHash(const std::vector<std::string>& sentences) {
   return Fnv1a64Hex(JoinLines(sentences));
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/json.h"
 #include "text/apertium.h"
 #include "text/parallel_corpus.h"
@@ -96,8 +97,8 @@ struct EnglishSentences {
 // invalid UTF-8 is dropped whole (counted). Then applies options.max_sentences.
 EnglishSentences ExtractEnglishSentences(const MiniCorpusOptions& options);
 
-// FNV-1a 64 of bytes, as 16 lowercase hex digits.
-std::string Fnv1a64Hex(std::string_view bytes);
+// FNV-1a 64 of bytes: core::Fnv1a64Hex (core/hash.h).
+using core::Fnv1a64Hex;
 // FNV-1a 64 of the sentences joined as lines (JoinLines): identifies the English side.
 std::string SentencesHash(const std::vector<std::string>& sentences);
 
