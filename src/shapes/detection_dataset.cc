@@ -2,11 +2,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <filesystem>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "data/jpeg_codec.h"
 #if __has_include(<jconfig.h>)
 #include <jconfig.h>  // LIBJPEG_TURBO_VERSION, JPEG_LIB_VERSION
@@ -18,21 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using core::Say;
+using core::SecondsSince;
+
 constexpr const char* kSplitDirs[2] = {"train2017", "val2017"};
 constexpr const char* kPartialMarker = ".detection_mini.partial";
-
-__attribute__((format(printf, 2, 3))) void Say(std::FILE* f, const char* fmt, ...) {
-  if (!f) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(f, fmt, ap);
-  va_end(ap);
-  std::fflush(f);
-}
-
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string AnnotationsName(int split) {
   return std::string("annotations/instances_") + kSplitDirs[split] + ".json";
@@ -142,12 +132,12 @@ RenderedSplit RenderSplit(const DetectionMiniOptions& o, int split, long long im
     auto t = std::chrono::steady_clock::now();
     const Scene scene = SampleScene(o.seed, split, i, so);
     const RenderedImage r = RenderScene(scene, so);
-    out.render_s += Since(t);
+    out.render_s += SecondsSince(t);
     for (uint8_t b : r.image.data) pixel_hash = (pixel_hash ^ b) * 0x100000001b3ull;
     t = std::chrono::steady_clock::now();
     const std::vector<uint8_t> jpeg = data::EncodeJpeg(r.image, o.jpeg_quality);
     out.jpegs.emplace_back(jpeg.begin(), jpeg.end());
-    out.encode_s += Since(t);
+    out.encode_s += SecondsSince(t);
     const long long id = i + 1;
     imgs.push_back({{"id", id},
                     {"file_name", CocoFileName(id)},
@@ -300,7 +290,7 @@ DetectionPrepareResult PrepareDetectionMini(const std::string& dir, const Detect
     res.encode_s += r.encode_s;
     long long bytes = 0;
     for (const std::string& j : r.jpegs) bytes += static_cast<long long>(j.size());
-    const double s = Since(ts);
+    const double s = SecondsSince(ts);
     Say(progress,
         "  %s: %lld images, %lld objects, %.1f MB of JPEG + %.1f MB of annotations in %.1f s (%.0f "
         "images/s; rendering %.0f images/s)\n",
@@ -312,7 +302,7 @@ DetectionPrepareResult PrepareDetectionMini(const std::string& dir, const Detect
     stats[kSplitDirs[split]] = std::move(r.stats);
     pixels[kSplitDirs[split]] = r.pixels_fnv1a64;
   }
-  res.seconds = Since(t0);
+  res.seconds = SecondsSince(t0);
   core::Json& d = res.dataset;
   d["schema_version"] = 1;
   d["dataset"] = "detection_mini";

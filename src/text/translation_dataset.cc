@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <filesystem>
 #include <fstream>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "text/id_corpus.h"
 #include "text/parallel_corpus.h"
 #include "text/vocab.h"
@@ -17,6 +17,9 @@ namespace trainbench::text {
 namespace fs = std::filesystem;
 
 namespace {
+
+using core::Say;
+using core::SecondsSince;
 
 core::Json SubwordOptionsJson(const SubwordOptions& o) {
   core::Json j;
@@ -36,20 +39,6 @@ core::Json OptionsJson(const MiniTranslationOptions& o) {
   j["corpus"] = MiniCorpusOptionsJson(o.corpus);
   j["subword"] = SubwordOptionsJson(o.subword);
   return j;
-}
-
-// printf to the progress stream, when there is one.
-__attribute__((format(printf, 2, 3))) void Say(std::FILE* f, const char* fmt, ...) {
-  if (!f) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(f, fmt, ap);
-  va_end(ap);
-  std::fflush(f);
-}
-
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void Verify(const std::string& dir, const MiniTranslationOptions& o, const core::Json& dataset,
@@ -153,7 +142,7 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
       o.corpus.apertium.pair.c_str());
   auto t = std::chrono::steady_clock::now();
   MiniCorpus m = BuildMiniCorpus(o.corpus);
-  const double build_s = Since(t);
+  const double build_s = SecondsSince(t);
   Say(progress, "  %zu English sentences, %lld apertium calls, %.1f s\n",
       m.english.sentences.size(), m.translation.calls, build_s);
 
@@ -161,7 +150,7 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   std::vector<std::string> spm_input = m.train.source;
   spm_input.insert(spm_input.end(), m.train.target.begin(), m.train.target.end());
   const SubwordModel spm = SubwordModel::Train(spm_input, o.subword);
-  const double spm_s = Since(t);
+  const double spm_s = SecondsSince(t);
   Say(progress, "  sentencepiece: %d pieces trained on %zu sentences in %.1f s\n", spm.vocab_size(),
       spm_input.size(), spm_s);
 
@@ -239,7 +228,7 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   d["files"] = files;
   core::WriteFileAtomically(json_path, d.dump(2) + "\n");
   Say(progress, "  %zu train and %zu test pairs written in %.1f s\n", m.train.size(), m.test.size(),
-      Since(t0));
+      SecondsSince(t0));
   r.generated = true;
   return r;
 }
@@ -354,7 +343,7 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
   auto t = std::chrono::steady_clock::now();
   const SubwordModel spm = SubwordModel::Train(sample, so);
   Say(progress, "  sentencepiece: %d pieces trained on %zu sentences (every %lld-th pair) in %.1f s\n", spm.vocab_size(), sample.size(), k,
-      Since(t));
+      SecondsSince(t));
   sample.clear();
   core::MakeDirs(dir);
   core::Json files;
@@ -393,7 +382,7 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
     files[ids_names[i]] = f.Commit();
     counts[std::string(ids_names[i]) + "_pairs"] = n;
     counts[std::string(ids_names[i]) + "_unk_pieces"] = unk;
-    Say(progress, "  %s: %lld pairs encoded (%lld <unk> pieces) in %.1f s\n", ids_names[i], n, unk, Since(t));
+    Say(progress, "  %s: %lld pairs encoded (%lld <unk> pieces) in %.1f s\n", ids_names[i], n, unk, SecondsSince(t));
   }
   r.dataset = {{"schema_version", 2}, {"dataset", "wmt_en_de"}, {"languages", {{"source", "en"}, {"target", "de"}}},
                {"options", options}, {"counts", counts}, {"files", files}};

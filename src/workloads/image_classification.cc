@@ -173,13 +173,7 @@ class ImageClassification : public train::Workload {
         lars_->Step();
       }
       ++step_;
-      // Reading the loss synchronises a GPU; do it every 20 steps only.
-      double loss_value = (step_ % 20 == 0) ? loss.item<double>() : NAN;
-      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
-        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
-                          std::to_string(step_));
-      }
-      if (!control.OnStep(batch->size * ctx_.world_size, loss_value)) return;
+      if (!ReportStep(control, loss, step_, 20, batch->size * ctx_.world_size)) return;
     }
   }
 

@@ -179,12 +179,7 @@ class ObjectDetection : public train::Workload {
       if (reducer_) reducer_->Finish();
       sgd_->step();
       ++step_;
-      const double loss_value = (step_ % 10 == 0) ? loss.item<double>() : NAN;
-      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
-        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
-                          std::to_string(step_));
-      }
-      if (!control.OnStep(batch->size * ctx_.world_size, loss_value)) return;
+      if (!ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
     }
   }
 

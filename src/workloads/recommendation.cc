@@ -217,12 +217,7 @@ class Recommendation : public train::Workload {
         lazy_adam_->Step();
       }
       ++step_;
-      double loss_value = (step_ % 20 == 0) ? loss.item<double>() : NAN;
-      if (!std::isnan(loss_value) && !std::isfinite(loss_value)) {
-        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " +
-                          std::to_string(step_));
-      }
-      if (!control.OnStep(len, loss_value)) return;
+      if (!ReportStep(control, loss, step_, 20, len)) return;
     }
   }
 

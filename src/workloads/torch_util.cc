@@ -5,6 +5,8 @@
 #include <torch/version.h>
 
 #include <atomic>
+#include <cmath>
+#include <string>
 
 #include "core/error.h"
 #include "core/random.h"
@@ -71,6 +73,15 @@ void SyncForEvaluation(dist::ProcessGroup& group, torch::nn::Module& model) {
   if (group.size() == 1) return;
   dist::CheckReplicasIdentical(group, model.parameters(), "model parameter");
   dist::BroadcastTensors(group, model.buffers(), 0);
+}
+
+bool ReportStep(train::TrainControl& control, const torch::Tensor& loss, int64_t step, int64_t every, int64_t samples) {
+  const bool read = every > 0 && step % every == 0;
+  const double value = read ? loss.item<double>() : NAN;
+  if (read && !std::isfinite(value)) {
+    throw core::Error("training diverged: loss is " + std::to_string(value) + " at step " + std::to_string(step));
+  }
+  return control.OnStep(samples, value);
 }
 
 core::Json TorchProvenance(const torch::Device& device) {

@@ -44,6 +44,11 @@ bool SetBlasThreads(int threads);
 // The BLAS thread count last set by SetBlasThreads (0: never set).
 int BlasThreads();
 
+// After an optimizer step (the run's `step`-th): reads the loss only every `every` steps
+// (reading it synchronises a GPU), throws core::Error("training diverged: ...") when that value
+// is infinite or NaN, and returns control.OnStep(samples, loss) with NaN for an unread loss.
+bool ReportStep(train::TrainControl& control, const torch::Tensor& loss, int64_t step, int64_t every, int64_t samples);
+
 // {libtorch_version, intra_op_threads, device, mkldnn, openmp, ...}
 core::Json TorchProvenance(const torch::Device& device);
 

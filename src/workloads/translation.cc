@@ -225,11 +225,7 @@ class Translation : public train::Workload {
       if (reducer_) reducer_->Finish();
       if (grad_clip_ > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), grad_clip_);
       adam_->step();
-      double loss_value = (step_ % 10 == 0) ? loss.item<double>() : NAN;
-      if (!std::isfinite(loss_value) && !std::isnan(loss_value)) {
-        throw core::Error("training diverged: loss is " + std::to_string(loss_value) + " at step " + std::to_string(step_));
-      }
-      if (!control.OnStep(global_sentences, loss_value)) return;
+      if (!ReportStep(control, loss, step_, 10, global_sentences)) return;
     }
   }
 
