@@ -42,7 +42,9 @@ GNMTOptions GNMTReferenceOptions(int64_t vocab_size) {
 
 // ---- attention ----
 
-BahdanauAttentionImpl::BahdanauAttentionImpl(int64_t query_size, int64_t key_size, int64_t num_units, double init_weight) {
+BahdanauAttentionImpl::BahdanauAttentionImpl(int64_t query_size, int64_t key_size, int64_t num_units, double init_weight,
+                                             double scale_init) {
+  if (scale_init < 0) throw std::invalid_argument("BahdanauAttention: scale_init must be >= 0");
   linear_q = register_module("linear_q", torch::nn::Linear(torch::nn::LinearOptions(query_size, num_units).bias(false)));
   linear_k = register_module("linear_k", torch::nn::Linear(torch::nn::LinearOptions(key_size, num_units).bias(false)));
   linear_att = register_parameter("linear_att", torch::empty({num_units}));
@@ -52,7 +54,7 @@ BahdanauAttentionImpl::BahdanauAttentionImpl(int64_t query_size, int64_t key_siz
   linear_q->weight.uniform_(-init_weight, init_weight);
   linear_k->weight.uniform_(-init_weight, init_weight);
   linear_att.uniform_(-init_weight, init_weight);
-  normalize_scalar.fill_(1.0 / std::sqrt(static_cast<double>(num_units)));
+  normalize_scalar.fill_(scale_init > 0 ? scale_init : 1.0 / std::sqrt(static_cast<double>(num_units)));
   normalize_bias.zero_();
 }
 
@@ -100,7 +102,7 @@ GNMTDecoderImpl::GNMTDecoderImpl(const GNMTOptions& o) : dropout_(o.dropout()) {
   const int64_t h = o.hidden_size();
   const double w = o.init_weight();
   att_rnn = register_module("att_rnn", UniformLSTM(h, h, false, w));
-  attn = register_module("attn", BahdanauAttention(h, h, h, w));
+  attn = register_module("attn", BahdanauAttention(h, h, h, w, o.attention_scale_init()));
   rnn_layers = register_module("rnn_layers", torch::nn::ModuleList());
   for (int64_t i = 1; i < o.num_layers(); ++i) rnn_layers->push_back(UniformLSTM(2 * h, h, false, w));
   classifier = register_module("classifier", torch::nn::Linear(h, o.vocab_size()));
@@ -134,8 +136,9 @@ torch::Tensor GNMTDecoderImpl::forward(const torch::Tensor& x_in, const torch::T
 // ---- the model ----
 
 GNMTImpl::GNMTImpl(const GNMTOptions& o) : options_(o) {
-  if (o.vocab_size() < 4 || o.hidden_size() < 1 || o.num_layers() < 2 || o.dropout() < 0 || o.dropout() >= 1 || o.init_weight() < 0) {
-    throw std::invalid_argument("GNMT: vocab_size >= 4, hidden_size >= 1, num_layers >= 2, dropout in [0, 1) and init_weight >= 0 are required");
+  if (o.vocab_size() < 4 || o.hidden_size() < 1 || o.num_layers() < 2 || o.dropout() < 0 || o.dropout() >= 1 || o.init_weight() < 0 ||
+      o.attention_scale_init() < 0) {
+    throw std::invalid_argument("GNMT: vocab_size >= 4, hidden_size >= 1, num_layers >= 2, dropout in [0, 1), init_weight >= 0 and attention_scale_init >= 0 are required");
   }
   if (o.share_embedding()) {
     encoder_embedder = register_module("embedder", UniformEmbedding(o.vocab_size(), o.hidden_size(), o.init_weight()));

@@ -13,7 +13,9 @@
 //  - Dropout on the input of every LSTM layer of both stacks (as the reference).
 //  - Initialisation as the reference: every weight, embedding row (pad included), input-hidden
 //    LSTM bias and classifier bias uniform(-init_weight, init_weight); the hidden-hidden LSTM
-//    biases zero (init_lstm_); attention g = 1 / sqrt(hidden) and b = 0.
+//    biases zero (init_lstm_); attention g = 1 / sqrt(hidden) and b = 0 (attention_scale_init
+//    0; a positive value starts g there instead: g bounds the scores to +-g sqrt(hidden), so
+//    the reference's start keeps the attention near uniform until g has grown).
 // Tensors are batch-first here (the reference is time-first); device-agnostic.
 #pragma once
 
@@ -35,6 +37,7 @@ struct GNMTOptions {
   TORCH_ARG(double, dropout) = 0.2;
   TORCH_ARG(bool, share_embedding) = true;
   TORCH_ARG(double, init_weight) = 0.1;
+  TORCH_ARG(double, attention_scale_init) = 0;  // the attention's g at the start; 0: 1 / sqrt(hidden)
 };
 
 // The MLPerf reference's size: hidden 1024, 4 + 4 layers, dropout 0.2.
@@ -43,7 +46,9 @@ GNMTOptions GNMTReferenceOptions(int64_t vocab_size);
 // Normalized Bahdanau attention (the reference's BahdanauAttention with normalize=True).
 class BahdanauAttentionImpl : public torch::nn::Module {
  public:
-  BahdanauAttentionImpl(int64_t query_size, int64_t key_size, int64_t num_units, double init_weight);
+  // scale_init: g's initial value (0: 1 / sqrt(num_units), the reference's).
+  BahdanauAttentionImpl(int64_t query_size, int64_t key_size, int64_t num_units, double init_weight,
+                        double scale_init = 0);
   // W_k keys: keys [B, S, key_size] -> [B, S, num_units]; computed once per batch.
   torch::Tensor ProjectKeys(const torch::Tensor& keys);
   // query [B, T, query_size]; keys [B, S, key_size]; projected_keys = ProjectKeys(keys);

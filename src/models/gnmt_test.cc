@@ -185,6 +185,12 @@ TEST(GNMTTest, SharedEmbeddingIsOneParameter) {
   }
 }
 
+TEST(GNMTTest, AttentionScaleInit) {
+  GNMT m(Tiny().attention_scale_init(1.5));
+  EXPECT_DOUBLE_EQ(m->decoder->attn->normalize_scalar.item<double>(), 1.5);
+  EXPECT_THROW(GNMT(Tiny().attention_scale_init(-1)), std::invalid_argument);
+}
+
 TEST(GNMTTest, ReferenceOptions) {
   GNMTOptions o = GNMTReferenceOptions(32000);
   EXPECT_EQ(o.vocab_size(), 32000);
@@ -193,6 +199,7 @@ TEST(GNMTTest, ReferenceOptions) {
   EXPECT_DOUBLE_EQ(o.dropout(), 0.2);
   EXPECT_TRUE(o.share_embedding());
   EXPECT_DOUBLE_EQ(o.init_weight(), 0.1);
+  EXPECT_DOUBLE_EQ(o.attention_scale_init(), 0.0);  // 1 / sqrt(hidden)
 }
 
 TEST(GNMTTest, BadOptionsThrow) {

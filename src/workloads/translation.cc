@@ -92,7 +92,8 @@ class Translation : public train::Workload {
                    .num_layers(c.at("layers").get<int64_t>())
                    .dropout(c.at("dropout").get<double>())
                    .share_embedding(true)
-                   .init_weight(c.at("init_weight").get<double>());
+                   .init_weight(c.at("init_weight").get<double>())
+                   .attention_scale_init(c.at("attention_scale_init").get<double>());
       models::GNMT g(o);
       module_ = g.ptr();
       model_ = g.ptr().get();
@@ -134,7 +135,7 @@ class Translation : public train::Workload {
         h.push_back({std::string("model_hp_") + k, c.at(k)});
       }
     } else {
-      for (const char* k : {"hidden_size", "layers", "dropout", "init_weight"}) {
+      for (const char* k : {"hidden_size", "layers", "dropout", "init_weight", "attention_scale_init"}) {
         h.push_back({std::string("model_hp_") + k, c.at(k)});
       }
     }
