@@ -3,7 +3,6 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <sstream>
