@@ -124,21 +124,29 @@ int main(int argc, char** argv) {
           data_dir + "/annotations/instances_train2017.json", data_dir + "/train2017", true));
       tb::workloads::SsdInputOptions in;
       in.image_size = size;
-      tb::workloads::SsdTrainDataset ds(split, in, dboxes);
+      const tb::workloads::SsdTrainDataset ds(split, in, dboxes);
       std::vector<float> image(static_cast<size_t>(ds.shape().numel()) * batch), extra(static_cast<size_t>(ds.extra_floats()) * batch);
-      const int n = 256;
-      for (int i = 0; i < 8; ++i) {  // warm-up (first-use initialisation of the torch kernels)
-        tb::data::Rng r = tb::data::SampleRng(2, 1, i);
-        ds.GetIntoWithExtra(i, r, image.data(), extra.data());
+      // The pipeline as configured, then without the hue term (its HSV round trip is the
+      // jitter's dearest part), side by side.
+      tb::workloads::SsdInputOptions no_hue = in;
+      no_hue.hue = 0;
+      const tb::workloads::SsdTrainDataset ds_no_hue(split, no_hue, dboxes);
+      for (const tb::workloads::SsdTrainDataset* d : {&ds, &ds_no_hue}) {
+        const int n = 256;
+        for (int i = 0; i < 8; ++i) {  // warm-up (first-use initialisation of the torch kernels)
+          tb::data::Rng r = tb::data::SampleRng(2, 1, i);
+          d->GetIntoWithExtra(i, r, image.data(), extra.data());
+        }
+        double t0 = Now();
+        for (int i = 0; i < n; ++i) {
+          tb::data::Rng r = tb::data::SampleRng(1, 1, i);
+          const int64_t row = i % batch;
+          d->GetIntoWithExtra(i % d->size(), r, image.data() + row * d->shape().numel(), extra.data() + row * d->extra_floats());
+        }
+        std::printf("mini: input pipeline%s %.0f images/s (on the calling thread; %lld training images in %s)\n",
+                    d == &ds ? "" : " without hue jitter", n / (Now() - t0), static_cast<long long>(d->size()),
+                    data_dir.c_str());
       }
-      double t0 = Now();
-      for (int i = 0; i < n; ++i) {
-        tb::data::Rng r = tb::data::SampleRng(1, 1, i);
-        const int64_t row = i % batch;
-        ds.GetIntoWithExtra(i % ds.size(), r, image.data() + row * ds.shape().numel(), extra.data() + row * ds.extra_floats());
-      }
-      std::printf("mini: input pipeline %.0f images/s (on the calling thread; %lld training images in %s)\n", n / (Now() - t0),
-                  static_cast<long long>(ds.size()), data_dir.c_str());
       const int64_t a = dboxes.size(0);
       const torch::Tensor x = torch::from_blob(image.data(), {batch, 3, size, size}).clone();
       const torch::Tensor e = torch::from_blob(extra.data(), {batch, 5 * a}).clone();
@@ -157,7 +165,7 @@ int main(int argc, char** argv) {
           dets.push_back(d);
         }
       }
-      t0 = Now();
+      const double t0 = Now();
       const tb::coco::CocoStats st = tb::coco::EvaluateDetections(gt, dets, tb::coco::IouType::kBbox);
       const double coco_s = Now() - t0;
       std::printf("mini: COCO bbox evaluation of %zu detections on %zu images: %.2f s (%.3f s per 100 images; AP %.3f)\n",

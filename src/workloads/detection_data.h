@@ -3,7 +3,7 @@
 // BatchLoader runs on its worker threads:
 //   training:   decode JPEG -> SSD random crop (min-IoU modes) -> random horizontal flip ->
 //               resize to image_size^2 -> colour jitter (brightness 0.125, contrast 0.5,
-//               saturation 0.5; the reference's hue 0.05 is not applied) -> normalise with
+//               saturation 0.5, hue 0.05, as the reference's torchvision ColorJitter) -> normalise with
 //               the ImageNet mean and std -> encode the boxes onto the default boxes
 //               (models::SsdEncode), so the targets travel with the image as side data;
 //   evaluation: decode -> resize -> normalise.
@@ -52,7 +52,7 @@ struct SsdInputOptions {
   int64_t image_size = 300;
   std::array<float, 3> mean = {0.485f, 0.456f, 0.406f};  // of pixel / 255
   std::array<float, 3> std = {0.229f, 0.224f, 0.225f};
-  double brightness = 0.125, contrast = 0.5, saturation = 0.5;  // ColorJitter factors
+  double brightness = 0.125, contrast = 0.5, saturation = 0.5, hue = 0.05;  // ColorJitter factors
   double flip_probability = 0.5;
   double match_iou = 0.5;  // SsdEncode's threshold
   bool augment = true;     // false: no crop, flip or jitter (tests; the training set always augments)
@@ -94,10 +94,13 @@ class SsdEvalDataset : public data::Dataset {
 // Decodes image `img` of a split to a [3, H, W] uint8 tensor and its boxes [N, 4] float.
 torch::Tensor DecodeImageTensor(const DetectionImage& img);
 
-// ColorJitter without hue on a [3, H, W] float image in [0, 255]: brightness, contrast and
-// saturation factors drawn uniformly in [max(0, 1 - f), 1 + f], applied in a random order (as
-// torchvision); the result is clamped to [0, 255].
-torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation,
+// ColorJitter on a [3, H, W] float image in [0, 255]: brightness, contrast and saturation
+// factors drawn uniformly in [max(0, 1 - f), 1 + f] and a hue shift in [-hue, hue] (a fraction
+// of the colour circle), applied in a random order (as torchvision); the result stays in [0, 255].
+torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation, double hue,
                           data::Rng& rng);
+// Rotates the hue of a [3, H, W] float RGB image in [0, 255] by hue_factor (in [-0.5, 0.5], a
+// fraction of the colour circle) through HSV, as torchvision's adjust_hue; grays stay as they are.
+torch::Tensor AdjustHue(const torch::Tensor& image, double hue_factor);
 
 }  // namespace trainbench::workloads

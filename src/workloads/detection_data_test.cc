@@ -113,11 +113,35 @@ TEST(DetectionData, AugmentationIsAFunctionOfTheSampleRng) {
 TEST(DetectionData, ColorJitterKeepsTheRangeAndIsIdentityAtZero) {
   data::Rng rng(3);
   const torch::Tensor x = torch::rand({3, 8, 8}) * 255;
-  EXPECT_TRUE(torch::equal(ColorJitter(x, 0, 0, 0, rng), x));
-  const torch::Tensor y = ColorJitter(x, 0.5, 0.5, 0.5, rng);
+  EXPECT_TRUE(torch::equal(ColorJitter(x, 0, 0, 0, 0, rng), x));
+  const torch::Tensor y = ColorJitter(x, 0.5, 0.5, 0.5, 0.05, rng);
   EXPECT_GE(y.min().item<float>(), 0.0f);
   EXPECT_LE(y.max().item<float>(), 255.0f);
   EXPECT_FALSE(torch::equal(y, x));
+}
+
+// One pixel per column: pure red, yellow, green, a gray and an orange (255, 128, 0).
+torch::Tensor HuePixels() {
+  return torch::tensor({255.f, 255.f, 0.f, 90.f, 255.f, 0.f, 255.f, 255.f, 90.f, 128.f, 0.f, 0.f, 0.f, 90.f, 0.f})
+      .view({3, 1, 5});
+}
+
+TEST(DetectionData, AdjustHueRotatesTheColourCircleAndLeavesGraysAlone) {
+  const torch::Tensor x = HuePixels();
+  EXPECT_TRUE(torch::allclose(AdjustHue(x, 0), x));
+  // A third of the circle: red -> green, yellow (60 deg) -> cyan, green -> blue; gray stays;
+  // orange (30 deg) -> (0, 255, 128) at 150 deg.
+  const torch::Tensor third = AdjustHue(x, 1.0 / 3.0);
+  const torch::Tensor want = torch::tensor({0.f, 0.f, 0.f, 90.f, 0.f, 255.f, 255.f, 0.f, 90.f, 255.f, 0.f, 255.f, 255.f, 90.f, 128.f})
+                                 .view({3, 1, 5});
+  EXPECT_TRUE(torch::allclose(third, want, 1e-4, 0.6)) << third;
+  // Backwards past 0 wraps: red - 1/6 of the circle = magenta.
+  const torch::Tensor magenta = AdjustHue(x, -1.0 / 6.0).select(2, 0).flatten();
+  EXPECT_TRUE(torch::allclose(magenta, torch::tensor({255.f, 0.f, 255.f}), 1e-4, 1e-3)) << magenta;
+  // A small shift there and back returns the image.
+  const torch::Tensor back = AdjustHue(AdjustHue(x, 0.05), -0.05);
+  EXPECT_TRUE(torch::allclose(back, x, 1e-4, 1e-2)) << back;
+  EXPECT_THROW(AdjustHue(x, 0.6), std::invalid_argument);
 }
 
 TEST(DetectionData, AnImageOfAnotherSizeThanItsAnnotationIsAnErrorNamingIt) {
