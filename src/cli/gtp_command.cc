@@ -42,8 +42,7 @@ int RunGtp(const GtpOptions& o) {
     mo.readouts = o.readouts;
     mo.seed = static_cast<uint64_t>(o.seed);
     mcts = std::make_unique<go::Mcts>(*evaluator, mo);
-    generate = [&mcts, &o](const go::Game& g, go::Color c) {
-      if (g.board().size() != o.size) return go::kPass;  // the network is sized for --size
+    generate = [&mcts](const go::Game& g, go::Color c) {
       go::Position p = go::Position::Of(g);
       p.to_play = c;
       return mcts->Search(p).move;
@@ -52,6 +51,7 @@ int RunGtp(const GtpOptions& o) {
     throw core::Error("--player \"" + o.player + "\": expected mcts or random");
   }
   go::GtpEngine engine("trainbench", "0.1.0", generate, o.size, o.komi);
+  if (o.player == "mcts") engine.set_fixed_size(o.size);  // the network is sized for --size
   engine.Serve(std::cin, std::cout);
   return kExitOk;
 }

@@ -88,7 +88,7 @@ std::string GtpEngine::Dispatch(const std::string& cmd, const std::vector<std::s
     } catch (const std::exception&) {
       return fail("syntax error");
     }
-    if (n < 2 || n > kMaxSize) return fail("unacceptable size");
+    if (n < 2 || n > kMaxSize || (fixed_size_ > 0 && n != fixed_size_)) return fail("unacceptable size");
     game_ = Game(n, game_.komi());
     return "";
   }

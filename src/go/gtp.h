@@ -36,6 +36,9 @@ class GtpEngine {
 
   bool quit() const { return quit_; }
   const Game& game() const { return game_; }
+  // Only boardsize `size` is accepted from now on (others: "? unacceptable size", as GTP asks of
+  // an engine that cannot play them), for players whose network is sized for one board.
+  void set_fixed_size(int size) { fixed_size_ = size; }
 
  private:
   std::string Dispatch(const std::string& cmd, const std::vector<std::string>& args, bool* ok);
@@ -43,6 +46,7 @@ class GtpEngine {
   std::string name_, version_;
   MoveGenerator genmove_;
   Game game_;
+  int fixed_size_ = 0;  // 0: any size within 2..kMaxSize
   bool quit_ = false;
 };
 

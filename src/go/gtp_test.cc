@@ -32,6 +32,14 @@ TEST(GtpEngine, AdministrativeCommands) {
   EXPECT_TRUE(e.quit());
 }
 
+TEST(GtpEngine, AFixedSizeEngineRefusesOtherBoardSizes) {
+  GtpEngine e("t", "1", FirstLegal, 9);
+  e.set_fixed_size(9);
+  EXPECT_EQ(e.Handle("boardsize 13"), "? unacceptable size\n\n");
+  EXPECT_EQ(e.game().board().size(), 9);
+  EXPECT_EQ(e.Handle("boardsize 9"), "=\n\n");
+}
+
 TEST(GtpEngine, PlayGenmoveScoreAndShowboard) {
   GtpEngine e("t", "1", FirstLegal);
   EXPECT_EQ(e.Handle("boardsize 5"), "=\n\n");

@@ -16,9 +16,10 @@ expect_grep '^\? illegal move$' "$W/random.out" "occupied point refused"
 expect_grep '^=2 [A-HJ][1-9]$' "$W/random.out" "genmove answers a vertex"
 expect_grep '^= [BW]\+[0-9.]+$' "$W/random.out" "final_score"
 
-printf 'boardsize 9\ngenmove b\ngenmove w\nshowboard\nquit\n' \
+printf 'boardsize 13\nboardsize 9\ngenmove b\ngenmove w\nshowboard\nquit\n' \
   | "$TB" gtp --player mcts --filters 8 --blocks 1 --readouts 16 >"$W/mcts.out" 2>"$W/mcts.err"
 expect_rc 0 $? "gtp session (mcts)"
+expect_grep '^\? unacceptable size$' "$W/mcts.out" "the 9x9 network refuses boardsize 13"
 [ "$(grep -c -E '^= [A-HJ][1-9]$|^= pass$' "$W/mcts.out")" = 2 ] || { cat "$W/mcts.out"; fail "two genmove answers"; }
 "$TB" gtp --player mcts --weights "$W/nope.pt" </dev/null >/dev/null 2>"$W/bad.err"
 expect_rc 2 $? "missing weights"
