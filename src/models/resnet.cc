@@ -106,6 +106,18 @@ torch::Tensor ResNetImpl::Trunk(torch::Tensor x) {
   return x;
 }
 
+std::vector<torch::Tensor> ResNetImpl::Stages(torch::Tensor x) {
+  x = torch::relu(bn1(conv1(x)));
+  if (options_.imagenet_stem()) x = torch::max_pool2d(x, 3, 2, 1);
+  std::vector<torch::Tensor> outs;
+  outs.reserve(layers_.size());
+  for (auto& layer : layers_) {
+    x = layer->forward(x);
+    outs.push_back(x);
+  }
+  return outs;
+}
+
 int64_t ResNetImpl::TrunkChannels() const { return trunk_channels_; }
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {

@@ -66,6 +66,9 @@ class ResNetImpl : public torch::nn::Module {
   torch::Tensor forward(torch::Tensor x);
   // The feature map after the last stage (stem and stages, no pooling, no fc).
   torch::Tensor Trunk(torch::Tensor x);
+  // The output of every stage (layer1, layer2, ...: C2..C5 of a ResNet-50 for an FPN); the last
+  // one equals Trunk(x).
+  std::vector<torch::Tensor> Stages(torch::Tensor x);
   // Channels of Trunk()'s output.
   int64_t TrunkChannels() const;
   // Multiply-accumulate count of one forward pass at the given input size (for FLOP/s); without

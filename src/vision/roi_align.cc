@@ -294,12 +294,12 @@ torch::Tensor FpnLevels(const torch::Tensor& boxes, int64_t k_min, int64_t k_max
 
 torch::Tensor MultiScaleRoiAlign(const std::vector<torch::Tensor>& features,
                                  const torch::Tensor& rois, const RoiAlignOptions& options,
-                                 int64_t k_min) {
+                                 int64_t k_min, double canonical_scale, int64_t canonical_level) {
   TORCH_CHECK(!features.empty(), "MultiScaleRoiAlign: no feature maps");
   CheckRois(rois);
   const int64_t k_max = k_min + static_cast<int64_t>(features.size()) - 1;
   const auto& f0 = features[0];
-  const auto levels = FpnLevels(rois.slice(1, 1, 5), k_min, k_max).to(f0.device());
+  const auto levels = FpnLevels(rois.slice(1, 1, 5), k_min, k_max, canonical_scale, canonical_level).to(f0.device());
   auto result =
       torch::zeros({rois.size(0), f0.size(1), options.output_h, options.output_w}, f0.options());
   for (size_t l = 0; l < features.size(); ++l) {

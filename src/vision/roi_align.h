@@ -58,9 +58,11 @@ torch::Tensor FpnLevels(const torch::Tensor& boxes, int64_t k_min = 2, int64_t k
 // (spatial_scale 2^-(k_min + l); options.spatial_scale is ignored). Each RoI is pooled from the
 // level FpnLevels assigns to its box (k_max = k_min + features.size() - 1). [K, C, oh, ow],
 // differentiable with respect to every feature map. torchvision uses sampling_ratio = 2 and
-// aligned = false here (output 7 for the box head, 14 for the mask head).
+// aligned = false here (output 7 for the box head, 14 for the mask head). canonical_scale and
+// canonical_level are FpnLevels' (a model for smaller images scales the first).
 torch::Tensor MultiScaleRoiAlign(const std::vector<torch::Tensor>& features,
                                  const torch::Tensor& rois, const RoiAlignOptions& options,
-                                 int64_t k_min = 2);
+                                 int64_t k_min = 2, double canonical_scale = 224.0,
+                                 int64_t canonical_level = 4);
 
 }  // namespace trainbench::vision
