@@ -154,6 +154,16 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
   s.data_dir = ExpandDataPath(r.Str(n, p, "data_dir", &empty));
   s.metric = r.Str(n, p, "metric");
   s.quality_target = r.Num(n, p, "quality_target");
+  if (YAML::Node st = n["secondary_targets"]; st.IsDefined() && !st.IsNull()) {
+    if (!st.IsMap()) throw r.Fail(st, p + "secondary_targets", "expected a map {metric: minimum}");
+    for (const auto& kv : st) {
+      const std::string name = kv.first.Scalar();
+      if (name.empty() || name == s.metric) {
+        throw r.Fail(kv.first, p + "secondary_targets", "\"" + name + "\" is not a metric name other than `metric`");
+      }
+      s.secondary_targets.emplace_back(name, r.Num(st, p + "secondary_targets.", name.c_str()));
+    }
+  }
   s.runs_per_result = r.Int(n, p, "runs_per_result");
   s.converged_runs_used = r.Int(n, p, "converged_runs_used", 0);
   if (s.converged_runs_used < 0 || s.converged_runs_used > s.runs_per_result) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "core/json.h"
 
@@ -40,6 +41,10 @@ struct ScaleDef {
   std::string data_dir;  // default data location
   std::string metric;    // e.g. "top1"
   double quality_target = 0;
+  // Further targets a run must also reach in the same evaluation (Mask R-CNN's mask AP next to
+  // its box AP): metric name -> minimum, the name being a field of the evaluation's metadata
+  // (train::EvalResult::extra). In the YAML, `secondary_targets: {segm_map: 0.339}`.
+  std::vector<std::pair<std::string, double>> secondary_targets;
   int runs_per_result = 5;
   // > 0: of the runs_per_result runs, the first this many that converge make the result and
   // the others are discarded, not counted as failures (MLPerf v0.5 NCF: 50 of 100). 0: all.

@@ -76,6 +76,28 @@ TEST(BenchmarkDef, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(e.find("invalid YAML"), std::string::npos) << e;
 }
 
+TEST(BenchmarkDef, ReadsSecondaryTargetsInOrderAndRejectsBadOnes) {
+  std::string head = "name: toy\nlog_name: maskrcnn\nscales:\n  mini:\n    dataset: d\n    metric: bbox_map\n"
+                     "    quality_target: 0.3\n    runs_per_result: 5\n    max_epochs: 3\n";
+  BenchmarkDef d = LoadBenchmarkDef(WriteTemp("two.yaml", head + "    secondary_targets: {segm_map: 0.25, x: 1}\n"
+                                                                 "    hyperparameters: {}\n"));
+  const auto& t = d.Scale("mini").secondary_targets;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].first, "segm_map");
+  EXPECT_DOUBLE_EQ(t[0].second, 0.25);
+  EXPECT_EQ(t[1].first, "x");
+  EXPECT_TRUE(LoadBenchmarkDef(WriteTemp("one.yaml", head + "    hyperparameters: {}\n"))
+                  .Scale("mini").secondary_targets.empty());
+  std::string p = WriteTemp("badt.yaml", head + "    secondary_targets: {segm_map: high}\n    hyperparameters: {}\n");
+  std::string e = ErrorOf([&] { LoadBenchmarkDef(p); });
+  EXPECT_NE(e.find("scales.mini.secondary_targets.segm_map"), std::string::npos) << e;
+  EXPECT_NE(e.find(p + ":10"), std::string::npos) << e;
+  p = WriteTemp("badt2.yaml", head + "    secondary_targets: [0.25]\n    hyperparameters: {}\n");
+  EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("expected a map"), std::string::npos);
+  p = WriteTemp("badt3.yaml", head + "    secondary_targets: {bbox_map: 0.2}\n    hyperparameters: {}\n");
+  EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("other than `metric`"), std::string::npos);
+}
+
 TEST(ResolveConfig, AppliesAndValidatesOverrides) {
   BenchmarkDef d = LoadBenchmarkDef(WriteTemp("good.yaml", kGood));
   const ScaleDef& s = d.Scale("mini");

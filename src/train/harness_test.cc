@@ -23,6 +23,7 @@ class FakeWorkload : public Workload {
   int steps = 4;
   int batch = 8;
   int throw_in_epoch = -1;
+  std::vector<double> segm;  // non-empty: each evaluation also reports extra.segm_map
   std::vector<std::string> calls;
 
   void Init(const RunContext& ctx) override {
@@ -49,6 +50,7 @@ class FakeWorkload : public Workload {
   EvalResult Evaluate(int epoch) override {
     calls.push_back("eval" + std::to_string(epoch));
     EvalResult r;
+    if (!segm.empty()) r.extra["segm_map"] = segm[std::min<size_t>(evals_done_, segm.size() - 1)];
     r.value = evals[std::min<size_t>(evals_done_++, evals.size() - 1)];
     r.samples = 100;
     return r;
@@ -126,6 +128,29 @@ TEST(Harness, StopsAtTheQualityTargetWithSuccess) {
   EXPECT_EQ(log.Find("trainbench_provenance")->value["framework"], "fake");
   EXPECT_EQ(w.calls, (std::vector<std::string>{"init", "load", "train1", "eval1", "train2", "eval2",
                                                "train3", "eval3"}));
+}
+
+TEST(Harness, SuccessNeedsTheSecondaryTargetsInTheSameEvaluation) {
+  Fixture f;
+  f.scale.secondary_targets = {{"segm_map", 0.3}};
+  FakeWorkload w;
+  w.evals = {0.95, 0.95, 0.5, 0.95};  // the box metric is reached at once...
+  w.segm = {0.1, 0.2, 0.4, 0.35};     // ...the mask metric in eval 3, when the box one is not
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_TRUE(o.success);
+  EXPECT_EQ(o.epochs, 4);
+  auto log = f.Parsed();
+  EXPECT_EQ(log.FindAll("eval_accuracy").size(), 4u);
+  EXPECT_EQ(log.FindAll("eval_accuracy")[3]->metadata["segm_map"], 0.35);
+  EXPECT_EQ(log.Find("trainbench_quality_target")->metadata["secondary_targets"]["segm_map"], 0.3);
+
+  Fixture g;
+  g.scale.secondary_targets = {{"segm_map", 0.3}};
+  FakeWorkload missing;  // reports no segm_map: the run is aborted, not silently judged by box AP
+  RunOutcome m = RunBenchmark(missing, g.ctx, g.settings, g.log, nullptr);
+  EXPECT_FALSE(m.success);
+  EXPECT_EQ(m.status, "aborted");
+  EXPECT_NE(g.Parsed().records.back().metadata.dump().find("segm_map"), std::string::npos);
 }
 
 // A workload whose epochs keep a core busy for ~50 ms, so the CPU clock ticks (10 ms) advance.
