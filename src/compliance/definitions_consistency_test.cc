@@ -31,6 +31,17 @@ TEST(DefinitionsConsistency, MiniTargetsInRulesMatchTheBenchmarkDefinitions) {
     }
     ASSERT_TRUE(ge.has_value()) << def.name;
     EXPECT_DOUBLE_EQ(*ge, it->second.quality_target) << def.name;
+    // Each secondary target (Mask R-CNN's segm_map) is a range on metadata.<name> in the same
+    // at_least_one, so both hold on one evaluation.
+    for (const auto& [name, minimum] : it->second.secondary_targets) {
+      std::optional<double> sge;
+      for (const auto& c : rule->at_least_one->checks) {
+        if (c.kind == CheckKind::kRange && c.field == "metadata." + name && c.ge) sge = c.ge;
+      }
+      ASSERT_TRUE(sge.has_value()) << def.name << ": no range on metadata." << name;
+      EXPECT_DOUBLE_EQ(*sge, minimum) << def.name << " " << name;
+      ++checked;
+    }
     ++checked;
   }
   EXPECT_GE(checked, 1);
@@ -83,7 +94,7 @@ TEST(DefinitionsConsistency, ClosedTranslationModelsMatchTheDefinitions) {
   const std::string root = TRAINBENCH_TEST_SRCDIR;
   Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
   int checked = 0;
-  for (const char* name : {"translation", "rnn_translation", "object_detection"}) {
+  for (const char* name : {"translation", "rnn_translation", "object_detection", "instance_segmentation"}) {
     core::BenchmarkDef def = core::FindBenchmark(root + "/configs/benchmarks", name);
     for (const auto& [scale, s] : def.scales) {
       const auto* files = rs.Find("closed_" + def.log_name + "_" + scale + ".yaml");

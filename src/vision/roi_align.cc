@@ -300,16 +300,24 @@ torch::Tensor MultiScaleRoiAlign(const std::vector<torch::Tensor>& features,
   const int64_t k_max = k_min + static_cast<int64_t>(features.size()) - 1;
   const auto& f0 = features[0];
   const auto levels = FpnLevels(rois.slice(1, 1, 5), k_min, k_max, canonical_scale, canonical_level).to(f0.device());
-  auto result =
-      torch::zeros({rois.size(0), f0.size(1), options.output_h, options.output_w}, f0.options());
+  // Every RoI has a level (FpnLevels clamps), so the levels' outputs cover every row: pool each
+  // level's RoIs, concatenate, and put the rows back in the RoIs' order (one gather). Writing
+  // each level into a zero tensor out of place, as before, copied the whole result once per level
+  // (for 9600 eval RoIs of 64 x 7 x 7, four 120 MB copies a batch).
+  std::vector<torch::Tensor> parts, order;
   for (size_t l = 0; l < features.size(); ++l) {
     const auto idx = torch::where(levels == k_min + static_cast<int64_t>(l))[0];
     if (idx.numel() == 0) continue;
     RoiAlignOptions o = options;
     o.spatial_scale = std::ldexp(1.0, -static_cast<int>(k_min + static_cast<int64_t>(l)));
-    result = result.index_copy(0, idx, RoiAlign(features[l], rois.index_select(0, idx), o));
+    parts.push_back(RoiAlign(features[l], rois.index_select(0, idx), o));
+    order.push_back(idx);
   }
-  return result;
+  if (parts.empty()) return torch::zeros({0, f0.size(1), options.output_h, options.output_w}, f0.options());
+  if (parts.size() == 1) return parts[0];
+  const auto perm = torch::cat(order);  // row i of the concatenation is RoI perm[i]
+  const auto inverse = torch::empty_like(perm).index_put_({perm}, torch::arange(perm.numel(), perm.options()));
+  return torch::cat(parts).index_select(0, inverse);
 }
 
 }  // namespace trainbench::vision

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <stdexcept>
+#include <tuple>
 
 #include "coco/coco_dataset.h"
 #include "core/error.h"
@@ -14,12 +16,13 @@
 
 namespace trainbench::workloads {
 
-DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train) {
-  return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train);
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,
+                                  bool with_masks) {
+  return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train, with_masks);
 }
 
 DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& annotations,
-                                  const std::string& image_dir, bool train) {
+                                  const std::string& image_dir, bool train, bool with_masks) {
   DetectionSplit split;
   std::map<int64_t, int64_t> label_of;  // COCO category id -> 1..K
   std::vector<std::pair<int64_t, std::string>> cats;
@@ -52,6 +55,7 @@ DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string
     if (train && (w <= 0 || h <= 0)) continue;  // no SSD target for an empty box
     d.boxes.insert(d.boxes.end(), {x, y, x + w, y + h});
     d.labels.push_back(label_of.at(a.category_id));
+    if (with_masks) d.segmentations.push_back(a.segmentation);
   }
   for (auto& d : images) {
     if (train && d.labels.empty()) {
@@ -215,6 +219,119 @@ int64_t SsdEvalDataset::GetInto(int64_t index, data::Rng& /*rng*/, float* out) c
   s = vision::Resize(s, options_.image_size, options_.image_size);
   Normalize(s.image, options_, out);
   return index;
+}
+
+std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size, int64_t max_size) {
+  if (height <= 0 || width <= 0) throw std::invalid_argument("MaskRcnnResizedSize: empty image");
+  double size = static_cast<double>(min_size);
+  const double lo = static_cast<double>(std::min(height, width)), hi = static_cast<double>(std::max(height, width));
+  if (max_size > 0 && hi / lo * size > static_cast<double>(max_size)) {
+    size = std::nearbyint(static_cast<double>(max_size) * lo / hi);
+  }
+  if ((width <= height && static_cast<double>(width) == size) || (height <= width && static_cast<double>(height) == size)) {
+    return {height, width};
+  }
+  const int64_t s = static_cast<int64_t>(size);
+  if (width < height) return {static_cast<int64_t>(size * static_cast<double>(height) / static_cast<double>(width)), s};
+  return {s, static_cast<int64_t>(size * static_cast<double>(width) / static_cast<double>(height))};
+}
+
+int64_t RoundUpTo(int64_t x, int64_t d) { return d <= 0 ? x : (x + d - 1) / d * d; }
+
+MaskRcnnDataset::MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split, MaskRcnnInputOptions options)
+    : split_(std::move(split)), options_(options) {}
+
+data::ExampleShape MaskRcnnDataset::shape() const {
+  const int p = static_cast<int>(padded_size());
+  return {3, p, p};
+}
+
+int64_t MaskRcnnDataset::GetInto(int64_t index, data::Rng& rng, float* out) const {
+  float extra[3];
+  return GetIntoWithExtra(index, rng, out, extra);
+}
+
+int64_t MaskRcnnDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const {
+  const DetectionImage& im = split_->images[static_cast<size_t>(index)];
+  torch::Tensor image = DecodeImageTensor(im);
+  const auto [h, w] = MaskRcnnResizedSize(im.height, im.width, options_.min_size, options_.max_size);
+  const int64_t p = padded_size();
+  if (h > p || w > p) throw std::logic_error("MaskRcnnDataset: resized image larger than the padding");
+  torch::Tensor x = image.to(torch::kFloat32);
+  if (h != im.height || w != im.width) {
+    x = torch::nn::functional::interpolate(
+            x.unsqueeze(0), torch::nn::functional::InterpolateFuncOptions()
+                                .size(std::vector<int64_t>{h, w})
+                                .mode(torch::kBilinear)
+                                .align_corners(false))
+            .squeeze(0);
+  }
+  const bool flipped = options_.train && rng.Uniform() < options_.flip_probability;
+  if (flipped) x = x.flip({2});
+  const auto& m = options_.pixel_mean_bgr;
+  x = x.flip({0}) - torch::tensor({m[0], m[1], m[2]}).view({3, 1, 1});  // RGB -> BGR, minus the means
+  torch::Tensor padded = torch::from_blob(out, {3, p, p}, torch::kFloat32);
+  padded.zero_();
+  padded.narrow(1, 0, h).narrow(2, 0, w).copy_(x);
+  extra[0] = static_cast<float>(h);
+  extra[1] = static_cast<float>(w);
+  extra[2] = flipped ? 1.f : 0.f;
+  return static_cast<int64_t>(im.labels.size());
+}
+
+MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width, bool flipped) {
+  const int64_t n = static_cast<int64_t>(img.labels.size());
+  if (static_cast<int64_t>(img.segmentations.size()) != n) {
+    throw std::logic_error("MakeMaskRcnnTarget: the split was read without masks");
+  }
+  const double sx = static_cast<double>(width) / static_cast<double>(img.width);
+  const double sy = static_cast<double>(height) / static_cast<double>(img.height);
+  MaskRcnnTargetData t;
+  t.boxes = torch::empty({n, 4}, torch::kFloat32);
+  t.labels = torch::from_blob(const_cast<int64_t*>(img.labels.data()), {n}, torch::kInt64).clone();
+  t.masks = torch::empty({n, height, width}, torch::kUInt8);
+  auto b = t.boxes.accessor<float, 2>();
+  for (int64_t i = 0; i < n; ++i) {
+    const float* src = img.boxes.data() + 4 * i;
+    double x1 = src[0] * sx, y1 = src[1] * sy, x2 = src[2] * sx, y2 = src[3] * sy;
+    if (flipped) std::tie(x1, x2) = std::make_pair(static_cast<double>(width) - x2, static_cast<double>(width) - x1);
+    b[i][0] = static_cast<float>(x1);
+    b[i][1] = static_cast<float>(y1);
+    b[i][2] = static_cast<float>(x2);
+    b[i][3] = static_cast<float>(y2);
+    const coco::Segmentation& seg = img.segmentations[static_cast<size_t>(i)];
+    torch::Tensor mask;  // [height, width] uint8
+    if (!seg.polygons.empty() || !seg.rle) {
+      std::vector<std::vector<double>> polys = seg.polygons;
+      if (polys.empty()) {  // no segmentation: the box (already mirrored)
+        polys.push_back({x1, y1, x1, y2, x2, y2, x2, y1});
+      } else {
+        for (auto& poly : polys) {
+          for (size_t k = 0; k + 1 < poly.size(); k += 2) {
+            const double x = poly[k] * sx;
+            poly[k] = flipped ? static_cast<double>(width) - x : x;
+            poly[k + 1] *= sy;
+          }
+        }
+      }
+      const coco::Rle r = coco::RleFrPolygons(polys, height, width);
+      std::vector<uint8_t> cm = coco::RleDecode(r);  // column-major
+      mask = torch::from_blob(cm.data(), {width, height}, torch::kUInt8).t().clone();
+    } else {
+      std::vector<uint8_t> cm = coco::RleDecode(*seg.rle);
+      torch::Tensor full = torch::from_blob(cm.data(), {seg.rle->w, seg.rle->h}, torch::kUInt8).t();
+      mask = torch::nn::functional::interpolate(full.unsqueeze(0).unsqueeze(0).to(torch::kFloat32),
+                                                torch::nn::functional::InterpolateFuncOptions()
+                                                    .size(std::vector<int64_t>{height, width})
+                                                    .mode(torch::kNearest))
+                 .squeeze(0)
+                 .squeeze(0)
+                 .to(torch::kUInt8);
+      if (flipped) mask = mask.flip({1});
+    }
+    t.masks[i].copy_(mask);
+  }
+  return t;
 }
 
 }  // namespace trainbench::workloads

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include <array>
+#include <utility>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct DetectionImage {
   int64_t width = 0, height = 0;
   std::vector<float> boxes;     // xyxy in pixels, 4 per object
   std::vector<int64_t> labels;  // contiguous classes 1..K (0 is the background)
+  // Per object, when the split was read with masks: its segmentation (polygons or RLE; an empty
+  // one stands for its box), in the image's pixels.
+  std::vector<coco::Segmentation> segmentations;
 };
 
 struct DetectionSplit {
@@ -43,10 +47,12 @@ struct DetectionSplit {
 // Categories are numbered 1..K in ascending COCO id. train: crowd annotations and images without
 // objects are left out (they give no SSD targets); !train: every image stays (COCO evaluation
 // needs them all). Bad input throws core::Error naming the file and the image or annotation id.
-DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train);
+// with_masks: keep each object's segmentation too (Mask R-CNN).
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,
+                                  bool with_masks = false);
 // The same from a dataset already read (validated) from `source`.
 DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& source, const std::string& image_dir,
-                                  bool train);
+                                  bool train, bool with_masks = false);
 
 struct SsdInputOptions {
   int64_t image_size = 300;
@@ -90,6 +96,60 @@ class SsdEvalDataset : public data::Dataset {
   std::shared_ptr<const DetectionSplit> split_;
   SsdInputOptions options_;
 };
+
+// --- Mask R-CNN's input (the v0.5 reference, maskrcnn-benchmark's transforms) -----------------
+//   training:   decode -> resize (shorter side min_size, longer at most max_size) -> random
+//               horizontal flip -> BGR in [0, 255] minus the Caffe pixel means -> zero padding to
+//               a fixed [3, P, P] (P = max_size rounded up to size_divisibility; the workload
+//               crops each batch to its largest image, rounded up the same way, as the reference's
+//               batch collator pads);
+//   evaluation: the same without the flip.
+// Side data (extra_floats() = 3): the resized height and width and whether it was flipped (0 / 1),
+// from which the workload builds the targets (MakeMaskRcnnTarget) on the training thread.
+struct MaskRcnnInputOptions {
+  int64_t min_size = 800;
+  int64_t max_size = 1333;
+  int64_t size_divisibility = 32;
+  std::array<float, 3> pixel_mean_bgr = {102.9801f, 115.9465f, 122.7717f};
+  double flip_probability = 0.5;
+  bool train = true;  // false: never flip
+};
+
+// maskrcnn-benchmark's Resize.get_size: (height, width) of an h x w image resized so its shorter
+// side is min_size unless its longer side would then exceed max_size (then the shorter side is
+// round(max_size * short / long)); the longer side is int(size * long / short).
+std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size, int64_t max_size);
+
+// x rounded up to a multiple of d (d <= 0: x).
+int64_t RoundUpTo(int64_t x, int64_t d);
+
+class MaskRcnnDataset : public data::Dataset {
+ public:
+  MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split, MaskRcnnInputOptions options);
+  int64_t size() const override { return static_cast<int64_t>(split_->images.size()); }
+  data::ExampleShape shape() const override;
+  int64_t GetInto(int64_t index, data::Rng& rng, float* out) const override;
+  int64_t extra_floats() const override { return 3; }
+  // The label is the number of objects.
+  int64_t GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const override;
+  int64_t padded_size() const { return RoundUpTo(options_.max_size, options_.size_divisibility); }
+
+ private:
+  std::shared_ptr<const DetectionSplit> split_;
+  MaskRcnnInputOptions options_;
+};
+
+// The training target of image `img` resized to height x width (and mirrored when `flipped`):
+// boxes scaled per axis (and x -> width - x), labels, and the instance masks [K, height, width]
+// uint8 rasterised by COCO's rule from the scaled polygons (as the reference resizes its
+// polygons before rasterising them); an RLE segmentation is decoded at the original size and
+// resized by nearest neighbour, an empty one is its box. Needs a split read with masks.
+struct MaskRcnnTargetData {
+  torch::Tensor boxes;   // [K, 4] float
+  torch::Tensor labels;  // [K] int64
+  torch::Tensor masks;   // [K, height, width] uint8
+};
+MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width, bool flipped);
 
 // Decodes image `img` of a split to a [3, H, W] uint8 tensor and its boxes [N, 4] float.
 torch::Tensor DecodeImageTensor(const DetectionImage& img);

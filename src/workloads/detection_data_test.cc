@@ -157,5 +157,76 @@ TEST(DetectionData, AnImageOfAnotherSizeThanItsAnnotationIsAnErrorNamingIt) {
   }
 }
 
+TEST(DetectionData, MaskRcnnResizeFollowsTheReferencesGetSize) {
+  using P = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(MaskRcnnResizedSize(480, 640, 800, 1333), (P{800, 1066}));  // (h, w): shorter side 800
+  EXPECT_EQ(MaskRcnnResizedSize(500, 375, 800, 1333), (P{1066, 800}));
+  // 1:3: 800 would make the long side 2400 > 1333, so the short side is round(1333 / 3) = 444.
+  EXPECT_EQ(MaskRcnnResizedSize(400, 1200, 800, 1333), (P{444, 1332}));
+  EXPECT_EQ(MaskRcnnResizedSize(800, 1000, 800, 1333), (P{800, 1000}));  // already there: unchanged
+  EXPECT_EQ(MaskRcnnResizedSize(128, 128, 128, 128), (P{128, 128}));
+  EXPECT_EQ(RoundUpTo(1333, 32), 1344);
+  EXPECT_EQ(RoundUpTo(128, 32), 128);
+}
+
+TEST(DetectionData, MaskRcnnInputIsBgrMinusTheMeansZeroPaddedWithItsGeometry) {
+  const std::string dir = MakeFolder("maskrcnn_input");
+  auto split = std::make_shared<const DetectionSplit>(
+      LoadDetectionSplit(dir + "/instances.json", dir + "/images", false, true));
+  torch::set_num_threads(1);
+  MaskRcnnInputOptions o;
+  o.min_size = 24;  // 64x48 -> 32x24
+  o.max_size = 40;  // padded to 64
+  o.train = false;
+  MaskRcnnDataset ds(split, o);
+  EXPECT_EQ(ds.shape(), (data::ExampleShape{3, 64, 64}));
+  std::vector<float> image(static_cast<size_t>(ds.shape().numel())), extra(3);
+  data::Rng rng(1);
+  EXPECT_EQ(ds.GetIntoWithExtra(1, rng, image.data(), extra.data()), 0);  // image 2: no objects
+  EXPECT_EQ(extra, (std::vector<float>{24, 32, 0}));
+  const torch::Tensor x = torch::from_blob(image.data(), {3, 64, 64});
+  // Image 2 is uniformly 90 (up to JPEG): channel 0 is blue, minus 102.98.
+  EXPECT_NEAR(x[0].narrow(0, 0, 24).narrow(1, 0, 32).mean().item<float>(), 90 - 102.9801, 1.5);
+  EXPECT_NEAR(x[2].narrow(0, 0, 24).narrow(1, 0, 32).mean().item<float>(), 90 - 122.7717, 1.5);
+  EXPECT_EQ(x.narrow(1, 24, 40).abs().sum().item<float>(), 0);  // the padding is zero
+  EXPECT_EQ(x.narrow(2, 32, 32).abs().sum().item<float>(), 0);
+  // Training draws the flip from the sample's Rng: about half the draws flip.
+  o.train = true;
+  MaskRcnnDataset train(split, o);
+  int flips = 0;
+  for (int k = 0; k < 200; ++k) {
+    data::Rng r(static_cast<uint64_t>(k));
+    train.GetIntoWithExtra(0, r, image.data(), extra.data());
+    flips += extra[2] != 0;
+  }
+  EXPECT_GT(flips, 70);
+  EXPECT_LT(flips, 130);
+}
+
+TEST(DetectionData, MaskRcnnTargetsScaleAndMirrorBoxesAndMasksTogether) {
+  const std::string dir = MakeFolder("maskrcnn_target");
+  const DetectionSplit split = LoadDetectionSplit(dir + "/instances.json", dir + "/images", true, true);
+  ASSERT_EQ(split.images[0].segmentations.size(), 2u);
+  // The 16x16 square at (8, 8) and the 24x20 box at (30, 20) of the 64x48 image, at 32x24.
+  MaskRcnnTargetData t = MakeMaskRcnnTarget(split.images[0], 24, 32, false);
+  EXPECT_TRUE(torch::allclose(t.boxes, torch::tensor({4.f, 4.f, 12.f, 12.f, 15.f, 10.f, 27.f, 20.f}).view({2, 4})));
+  EXPECT_EQ(t.labels[0].item<int64_t>(), 2);
+  ASSERT_EQ(t.masks.sizes(), (std::vector<int64_t>{2, 24, 32}));
+  // Each mask is its (scaled) polygon: exactly the box's pixels.
+  for (int64_t i = 0; i < 2; ++i) {
+    auto b = t.boxes[i];
+    const int64_t x0 = b[0].item<int64_t>(), y0 = b[1].item<int64_t>(), x1 = b[2].item<int64_t>(), y1 = b[3].item<int64_t>();
+    EXPECT_EQ(t.masks[i].sum().item<int64_t>(), (x1 - x0) * (y1 - y0)) << i;
+    EXPECT_EQ(t.masks[i].narrow(0, y0, y1 - y0).narrow(1, x0, x1 - x0).sum().item<int64_t>(), (x1 - x0) * (y1 - y0)) << i;
+  }
+  // Mirrored: boxes x -> 32 - x, masks flipped along the width, the same pixels otherwise.
+  MaskRcnnTargetData f = MakeMaskRcnnTarget(split.images[0], 24, 32, true);
+  EXPECT_TRUE(torch::allclose(f.boxes, torch::tensor({20.f, 4.f, 28.f, 12.f, 5.f, 10.f, 17.f, 20.f}).view({2, 4})));
+  EXPECT_TRUE(torch::equal(f.masks, t.masks.flip({2})));
+  // A split read without masks cannot give targets.
+  const DetectionSplit plain = LoadDetectionSplit(dir + "/instances.json", dir + "/images", true);
+  EXPECT_THROW(MakeMaskRcnnTarget(plain.images[0], 24, 32, false), std::logic_error);
+}
+
 }  // namespace
 }  // namespace trainbench::workloads

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "workloads/image_classification.h"
+#include "workloads/instance_segmentation.h"
 #include "workloads/object_detection.h"
 #include "workloads/recommendation.h"
 #include "workloads/translation.h"
@@ -12,11 +13,12 @@ std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, co
   if (benchmark == "image_classification") return MakeImageClassification(scale);
   if (benchmark == "recommendation") return MakeRecommendation(scale);
   if (benchmark == "object_detection") return MakeObjectDetection(scale);
+  if (benchmark == "instance_segmentation") return MakeInstanceSegmentation(scale);
   if (benchmark == "translation") return MakeTranslation("transformer", scale);
   if (benchmark == "rnn_translation") return MakeTranslation("gnmt", scale);
   throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
 }
 
-std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "object_detection", "recommendation", "translation", "rnn_translation"}; }
+std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "object_detection", "instance_segmentation", "recommendation", "translation", "rnn_translation"}; }
 
 }  // namespace trainbench::workloads

@@ -1,0 +1,400 @@
+#include "workloads/instance_segmentation.h"
+
+#include <torch/torch.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "coco/coco_dataset.h"
+#include "coco/coco_eval.h"
+#include "core/error.h"
+#include "core/random.h"
+#include "data/batch_loader.h"
+#include "data/random.h"
+#include "dist/process_group.h"
+#include "models/mask_rcnn.h"
+#include "vision/masks.h"
+#include "workloads/detection_data.h"
+#include "workloads/torch_util.h"
+
+namespace trainbench::workloads {
+
+namespace {
+
+using core::Json;
+
+struct CocoFiles {
+  std::string train_json, train_images, val_json, val_images;
+};
+
+CocoFiles FilesOf(const std::string& dir) {
+  return {dir + "/annotations/instances_train2017.json", dir + "/train2017",
+          dir + "/annotations/instances_val2017.json", dir + "/val2017"};
+}
+
+// Each row's resized (height, width) from the dataset's side data, and whether it was flipped.
+struct RowGeometry {
+  int64_t height = 0, width = 0;
+  bool flipped = false;
+};
+
+std::vector<RowGeometry> Geometry(const data::Batch& batch) {
+  std::vector<RowGeometry> g(static_cast<size_t>(batch.size));
+  for (int64_t r = 0; r < batch.size; ++r) {
+    const float* e = batch.extra.data() + r * batch.extra_floats;
+    g[static_cast<size_t>(r)] = {static_cast<int64_t>(e[0]), static_cast<int64_t>(e[1]), e[2] != 0.f};
+  }
+  return g;
+}
+
+// The batch's images cropped to its largest image rounded up to `divisibility` (the reference's
+// collator pads each batch only that far), and each image's true size.
+std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch, const std::vector<RowGeometry>& g,
+                                                          int64_t divisibility, const torch::Device& device) {
+  models::ImageSizes sizes;
+  int64_t h = 1, w = 1;
+  for (const auto& r : g) {
+    sizes.emplace_back(r.height, r.width);
+    h = std::max(h, r.height);
+    w = std::max(w, r.width);
+  }
+  h = std::min<int64_t>(RoundUpTo(h, divisibility), batch.shape.height);
+  w = std::min<int64_t>(RoundUpTo(w, divisibility), batch.shape.width);
+  torch::Tensor all = torch::from_blob(const_cast<float*>(batch.data.data()),
+                                       {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
+  return {all.narrow(2, 0, h).narrow(3, 0, w).to(device, torch::kFloat32, false, true).contiguous(), sizes};
+}
+
+class InstanceSegmentation : public train::Workload {
+ public:
+  explicit InstanceSegmentation(std::string scale) : scale_(std::move(scale)) {}
+
+  void Init(const train::RunContext& ctx) override {
+    ctx_ = ctx;
+    const Json& c = ctx.config;
+    device_ = SetUpTorch(ctx);
+#if defined(__GLIBC__)
+    // The heads' activations (tens of MB a step, allocated and freed every step) would otherwise be
+    // mmapped and unmapped each time, page-faulting anew: about 16% of a mini step on 2 cores.
+    // glibc's largest mmap threshold, and no trimming of the freed heap top.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
+    batch_size_ = c.at("batch_size").get<int64_t>();
+    base_lr_ = c.at("base_lr").get<double>();
+    momentum_ = c.at("momentum").get<double>();
+    weight_decay_ = c.at("weight_decay").get<double>();
+    warmup_steps_ = c.at("warmup_steps").get<int64_t>();
+    warmup_factor_ = c.at("warmup_factor").get<double>();
+    decay_epoch_1_ = c.at("lr_decay_epoch_1").get<double>();
+    decay_epoch_2_ = c.at("lr_decay_epoch_2").get<double>();
+    decay_factor_ = c.at("lr_decay_factor").get<double>();
+    input_.min_size = c.at("min_size").get<int64_t>();
+    input_.max_size = c.at("max_size").get<int64_t>();
+    eval_batch_ = c.at("eval_batch_size").get<int64_t>();
+    num_classes_ = c.at("num_classes").get<int64_t>();
+    width_ = c.at("width").get<int64_t>();
+    blocks_ = c.at("blocks_per_stage").get<int64_t>();
+    fpn_channels_ = c.at("fpn_channels").get<int64_t>();
+    if (batch_size_ % ctx.world_size != 0) {
+      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
+                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
+    }
+    if (input_.min_size > input_.max_size) {
+      throw core::Error("configuration key \"min_size\": " + std::to_string(input_.min_size) +
+                        " is larger than max_size " + std::to_string(input_.max_size));
+    }
+    models::MaskRcnnOptions mo;
+    if (scale_ == "mini") {
+      mo = models::MiniMaskRcnnOptions(num_classes_, input_.max_size, width_, blocks_, fpn_channels_);
+    } else {
+      mo = models::MaskRcnnR50FpnOptions(num_classes_);
+    }
+    mo.rpn_post_nms_top_n_train = c.at("rpn_post_nms_top_n_train").get<int64_t>();
+    mo.rpn_pre_nms_top_n_train = c.at("rpn_pre_nms_top_n_train").get<int64_t>();
+    mo.rpn_post_nms_top_n_test = c.at("rpn_post_nms_top_n_test").get<int64_t>();
+    mo.rpn_pre_nms_top_n_test = c.at("rpn_pre_nms_top_n_test").get<int64_t>();
+    mo.roi_batch_size_per_image = c.at("roi_batch_size_per_image").get<int64_t>();
+    mo.mask_head_channels = c.at("mask_head_channels").get<int64_t>();
+    mo.mask_pool_size = c.at("mask_pool_size").get<int64_t>();
+    detect_.score_thresh = c.at("score_threshold").get<double>();
+    detect_.nms_thresh = c.at("nms_iou").get<double>();
+    detect_.detections_per_img = c.at("max_detections").get<int64_t>();
+    model_ = models::MaskRcnn(mo);
+    model_->to(device_);
+    group_ = RunGroup(ctx);
+    reducer_ = MakeDataParallel(group_, *model_);
+    // The reference's optimizer: biases at bias_lr_factor x the learning rate, no weight decay.
+    std::vector<torch::Tensor> weights, biases;
+    for (const auto& p : model_->named_parameters()) {
+      if (!p.value().requires_grad()) continue;
+      const std::string& k = p.key();
+      (k.size() >= 4 && k.compare(k.size() - 4, 4, "bias") == 0 ? biases : weights).push_back(p.value());
+    }
+    bias_lr_factor_ = c.at("bias_lr_factor").get<double>();
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(weights, std::make_unique<torch::optim::SGDOptions>(
+                                     torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_)));
+    groups.emplace_back(biases, std::make_unique<torch::optim::SGDOptions>(
+                                    torch::optim::SGDOptions(base_lr_ * bias_lr_factor_).momentum(momentum_).weight_decay(0)));
+    sgd_.emplace(std::move(groups), torch::optim::SGDOptions(base_lr_));
+    sampling_rng_ = data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
+  }
+
+  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+    const auto& o = model_->options();
+    return {
+        {"opt_name", "sgd"},
+        {"opt_base_learning_rate", base_lr_},
+        {"opt_momentum", momentum_},
+        {"opt_weight_decay", weight_decay_},
+        {"opt_bias_learning_rate_factor", bias_lr_factor_},
+        {"opt_bias_weight_decay", 0.0},
+        {"opt_learning_rate_warmup_steps", warmup_steps_},
+        {"opt_learning_rate_warmup_factor", warmup_factor_},
+        {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
+        {"opt_learning_rate_decay_factor", decay_factor_},
+        {"model_bn_span", batch_size_ / ctx_.world_size},
+        {"backbone", scale_ == "mini" ? "resnet_mini_fpn" : "resnet50_fpn"},
+        {"model_hp_min_size", input_.min_size},
+        {"model_hp_max_size", input_.max_size},
+        {"model_hp_width", width_},
+        {"model_hp_blocks_per_stage", blocks_},
+        {"model_hp_fpn_channels", o.fpn_channels},
+        {"model_hp_num_classes", num_classes_},
+        {"model_hp_rpn_batch_size_per_image", o.rpn_batch_size_per_image},
+        {"model_hp_rpn_pre_nms_top_n_train", o.rpn_pre_nms_top_n_train},
+        {"model_hp_rpn_post_nms_top_n_train", o.rpn_post_nms_top_n_train},
+        {"model_hp_roi_batch_size_per_image", o.roi_batch_size_per_image},
+        {"model_hp_roi_positive_fraction", o.roi_positive_fraction},
+        {"model_hp_mask_head_channels", o.mask_head_channels},
+        {"model_hp_mask_pool_size", o.mask_pool_size},
+        {"eval_hp_rpn_pre_nms_top_n", o.rpn_pre_nms_top_n_test},
+        {"eval_hp_rpn_post_nms_top_n", o.rpn_post_nms_top_n_test},
+        {"eval_hp_nms_iou", detect_.nms_thresh},
+        {"eval_hp_max_detections", detect_.detections_per_img},
+        {"eval_hp_score_threshold", detect_.score_thresh},
+        {"eval_hp_mask_threshold", 0.5},
+    };
+  }
+
+  int64_t GlobalBatchSize() const override { return batch_size_; }
+
+  Json RuntimeProvenance() const override {
+    Json j = TorchProvenance(device_);
+    const int64_t s = input_.max_size;
+    j["model_macs_per_image_train"] = model_->ForwardMacs(s, s, true);
+    j["model_macs_per_image_eval"] = model_->ForwardMacs(s, s, false, detect_.detections_per_img);
+    return j;
+  }
+
+  void LoadData() override {
+    const CocoFiles f = FilesOf(ctx_.data_dir);
+    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(f.train_json, f.train_images, true, true));
+    eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(f.val_json));
+    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
+    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes_) {
+      throw core::Error(f.train_json + ": " + std::to_string(train->category_ids.size()) +
+                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes_) +
+                        " (categories + background)");
+    }
+    if (eval_split_->category_ids != train->category_ids) {
+      throw core::Error(f.val_json + ": its categories differ from " + f.train_json + "'s");
+    }
+    train_split_ = train;
+    data::BatchLoaderOptions t;
+    t.batch_size = batch_size_ / ctx_.world_size;
+    t.shuffle = true;
+    t.seed = core::SeedFor(ctx_.seed, "data");
+    t.rank = ctx_.rank;
+    t.world_size = ctx_.world_size;
+    t.last_batch = data::LastBatchPolicy::kDrop;
+    t.num_workers = ctx_.loader_threads;
+    data::BatchLoaderOptions e = t;
+    e.batch_size = eval_batch_;
+    e.shuffle = false;
+    e.last_batch = data::LastBatchPolicy::kPad;
+    MaskRcnnInputOptions eval_input = input_;
+    eval_input.train = false;
+    train_set_ = std::make_shared<MaskRcnnDataset>(train_split_, input_);
+    eval_set_ = std::make_shared<MaskRcnnDataset>(eval_split_, eval_input);
+    train_loader_ = std::make_unique<data::BatchLoader>(train_set_, t);
+    eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, e);
+    steps_per_epoch_ = train_loader_->num_batches();
+  }
+
+  int64_t TrainSamples() const override { return train_set_->size(); }
+  int64_t EvalSamples() const override { return eval_set_->size(); }
+
+  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
+    return {{"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+            {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+  }
+
+  void TrainEpoch(int epoch, train::TrainControl& control) override {
+    model_->train();
+    train_loader_->StartEpoch(epoch);
+    while (auto batch = train_loader_->Next()) {
+      const std::vector<RowGeometry> g = Geometry(*batch);
+      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_);
+      std::vector<models::MaskRcnnTarget> targets;
+      targets.reserve(g.size());
+      for (int64_t r = 0; r < batch->size; ++r) {
+        const DetectionImage& im = train_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        const RowGeometry& rg = g[static_cast<size_t>(r)];
+        MaskRcnnTargetData t = MakeMaskRcnnTarget(im, rg.height, rg.width, rg.flipped);
+        targets.push_back({t.boxes.to(device_), t.labels.to(device_), t.masks.to(device_)});
+      }
+      SetLearningRate(LearningRate(step_));
+      const auto losses = model_->Losses(images, sizes, targets, sampling_rng_);
+      torch::Tensor loss;
+      for (const auto& [name, value] : losses) loss = loss.defined() ? loss + value : value;
+      sgd_->zero_grad();
+      if (reducer_) reducer_->Prepare();
+      loss.backward();
+      if (reducer_) reducer_->Finish();
+      sgd_->step();
+      ++step_;
+      if (!ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
+    }
+  }
+
+  train::EvalResult Evaluate(int /*epoch*/) override {
+    SyncForEvaluation(*group_, *model_);
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    std::vector<coco::Detection> results;
+    eval_loader_->StartEpoch(0);
+    while (auto batch = eval_loader_->Next()) {
+      const std::vector<RowGeometry> g = Geometry(*batch);
+      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_);
+      const std::vector<models::MaskRcnnDetections> dets = model_->Detect(images, sizes, detect_);
+      for (int64_t r = 0; r < batch->num_valid; ++r) {
+        const DetectionImage& im = eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        AppendResults(im, g[static_cast<size_t>(r)], dets[static_cast<size_t>(r)], &results);
+      }
+    }
+    if (ctx_.world_size > 1) results = GatherResults(results);
+    const coco::CocoStats box = coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
+    const coco::CocoStats segm = coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kSegm);
+    train::EvalResult r;
+    r.value = box.values[0];
+    r.samples = eval_set_->size();
+    r.extra["segm_map"] = segm.values[0];
+    Json bs = Json::array(), ss = Json::array();
+    for (double v : box.values) bs.push_back(v);
+    for (double v : segm.values) ss.push_back(v);
+    r.extra["coco_bbox_stats"] = bs;
+    r.extra["coco_segm_stats"] = ss;
+    r.extra["detections"] = static_cast<int64_t>(results.size());
+    return r;
+  }
+
+ private:
+  // One image's detections in the original image's pixels: boxes scaled back per axis (as the
+  // reference's BoxList.resize), masks pasted at the original size and RLE-encoded.
+  void AppendResults(const DetectionImage& im, const RowGeometry& g, const models::MaskRcnnDetections& d,
+                     std::vector<coco::Detection>* out) const {
+    const int64_t n = d.scores.size(0);
+    if (n == 0) return;
+    const double rx = static_cast<double>(im.width) / static_cast<double>(g.width);
+    const double ry = static_cast<double>(im.height) / static_cast<double>(g.height);
+    const torch::Tensor scale =
+        torch::tensor({rx, ry, rx, ry}, torch::TensorOptions().dtype(torch::kFloat32).device(d.boxes.device()));
+    const torch::Tensor boxes = d.boxes * scale;
+    const torch::Tensor masks =
+        vision::PasteMasksInImage(d.masks, boxes, im.height, im.width, 1, 0.5).to(torch::kCPU);
+    const torch::Tensor b = boxes.to(torch::kCPU, torch::kFloat64).contiguous();
+    const torch::Tensor s = d.scores.to(torch::kCPU, torch::kFloat64).contiguous();
+    const torch::Tensor l = d.labels.to(torch::kCPU).contiguous();
+    auto ba = b.accessor<double, 2>();
+    auto sa = s.accessor<double, 1>();
+    auto la = l.accessor<int64_t, 1>();
+    for (int64_t j = 0; j < n; ++j) {
+      coco::Detection det;
+      det.image_id = im.image_id;
+      det.category_id = eval_split_->category_ids[static_cast<size_t>(la[j] - 1)];
+      det.bbox = {ba[j][0], ba[j][1], ba[j][2] - ba[j][0], ba[j][3] - ba[j][1]};
+      det.score = sa[j];
+      det.segmentation = coco::Rle{im.height, im.width, vision::MaskToRle(masks[j][0])};
+      out->push_back(std::move(det));
+    }
+  }
+
+  // Every rank's detections, in rank order: each rank's results as COCO results JSON (masks as
+  // compressed RLE), the byte strings padded to the longest and all-gathered.
+  std::vector<coco::Detection> GatherResults(const std::vector<coco::Detection>& mine) const {
+    const std::string text = coco::CocoResultsToJson(mine);
+    std::vector<double> lengths(static_cast<size_t>(ctx_.world_size), 0.0);
+    lengths[static_cast<size_t>(ctx_.rank)] = static_cast<double>(text.size());
+    lengths = dist::AllReduceSum(*group_, lengths);
+    const int64_t longest = static_cast<int64_t>(*std::max_element(lengths.begin(), lengths.end()));
+    torch::Tensor buf = torch::zeros({std::max<int64_t>(1, longest)}, torch::kUInt8);
+    std::memcpy(buf.data_ptr<uint8_t>(), text.data(), text.size());
+    const std::vector<torch::Tensor> all = group_->AllGather(buf);
+    std::vector<coco::Detection> out;
+    for (int rank = 0; rank < ctx_.world_size; ++rank) {
+      const torch::Tensor t = all[static_cast<size_t>(rank)].to(torch::kCPU).contiguous();
+      const std::string part(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()),
+                             static_cast<size_t>(lengths[static_cast<size_t>(rank)]));
+      auto dets = coco::ParseCocoResults(part, "the detections of rank " + std::to_string(rank), *eval_gt_);
+      out.insert(out.end(), std::make_move_iterator(dets.begin()), std::make_move_iterator(dets.end()));
+    }
+    return out;
+  }
+
+  // The reference's WarmupMultiStepLR (linear warmup: factor warmup_factor at step 0 rising to 1
+  // at warmup_steps), with the decay boundaries in epochs.
+  double LearningRate(int64_t step) const {
+    double lr = base_lr_;
+    if (step < warmup_steps_) {
+      const double alpha = static_cast<double>(step) / static_cast<double>(warmup_steps_);
+      lr *= warmup_factor_ * (1 - alpha) + alpha;
+    }
+    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    if (decay_epoch_1_ > 0 && epoch >= decay_epoch_1_) lr *= decay_factor_;
+    if (decay_epoch_2_ > 0 && epoch >= decay_epoch_2_) lr *= decay_factor_;
+    return lr;
+  }
+
+  void SetLearningRate(double lr) {
+    auto& groups = sgd_->param_groups();
+    static_cast<torch::optim::SGDOptions&>(groups[0].options()).lr(lr);
+    static_cast<torch::optim::SGDOptions&>(groups[1].options()).lr(lr * bias_lr_factor_);
+  }
+
+  std::string scale_;
+  train::RunContext ctx_;
+  torch::Device device_{torch::kCPU};
+  models::MaskRcnn model_{nullptr};
+  models::MaskRcnnDetectOptions detect_;
+  std::shared_ptr<dist::ProcessGroup> group_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
+  std::optional<torch::optim::SGD> sgd_;
+  data::Rng sampling_rng_{0};
+  int64_t batch_size_ = 0, eval_batch_ = 0, num_classes_ = 0, width_ = 0, blocks_ = 0, fpn_channels_ = 0,
+          warmup_steps_ = 0, steps_per_epoch_ = 1, step_ = 0;
+  double base_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_factor_ = 1, decay_epoch_1_ = 0, decay_epoch_2_ = 0,
+         decay_factor_ = 0.1, bias_lr_factor_ = 2;
+  MaskRcnnInputOptions input_;
+  std::shared_ptr<const DetectionSplit> train_split_, eval_split_;
+  std::shared_ptr<const coco::CocoDataset> eval_gt_;
+  std::shared_ptr<MaskRcnnDataset> train_set_, eval_set_;
+  std::unique_ptr<data::BatchLoader> train_loader_, eval_loader_;
+};
+
+}  // namespace
+
+std::unique_ptr<train::Workload> MakeInstanceSegmentation(const std::string& scale) {
+  if (scale != "mini" && scale != "full") throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
+  return std::make_unique<InstanceSegmentation>(scale);
+}
+
+}  // namespace trainbench::workloads
