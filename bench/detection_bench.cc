@@ -1,25 +1,31 @@
-// detection_bench: the speed of the SSD benchmark's parts on this machine.
-//   detection_bench [--data DIR] [--model mini|ssd300|both] [--threads N] [--steps N]
+// detection_bench: the speed of the detection benchmarks' parts on this machine (SSD and Mask R-CNN).
+//   detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]
 // Prints, per model: the input pipeline's images/s (decode, SSD crop, flip, resize, jitter,
 // target encoding; one thread), training images/s of the step (forward, loss with hard negative
 // mining, backward, SGD) with its GFLOP/s (3 x the forward MACs x 2) and fraction of the fp32
 // GEMM peak, and evaluation time per 100 images (forward + decoding with NMS; and the COCO bbox
 // evaluation of those detections). The mini model reads the prepared mini dataset (DIR, default
 // the definition's folder); SSD300 runs on random 300x300 images with random boxes (COCO is not
-// here), which costs the same per step.
+// here), which costs the same per step. Mask R-CNN (maskrcnn_mini: 16 training images of the mini
+// dataset with their mask targets; maskrcnn_full: the R-50-FPN on 2 random 800x1216 images):
+// the input pipeline with the mask targets, training images/s and GFLOP/s, inference (Detect,
+// mask pasting, RLE) per 100 images, and the COCO box + mask evaluation of those detections.
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/paths.h"
+#include "models/mask_rcnn.h"
 #include "models/ssd.h"
 #include "peak_flops.h"
 #include "vision/boxes.h"
+#include "vision/masks.h"
 #include "workloads/detection_data.h"
 
 namespace tb = trainbench;
@@ -93,6 +99,79 @@ void BenchModel(const std::string& name, const tb::models::SsdOptions& so, const
               name.c_str(), 100 * eval_s, static_cast<double>(dets) / (steps * batch));
 }
 
+// Mask R-CNN: `steps` training steps (losses, backward, SGD) on a batch, then inference
+// (Detect, masks pasted into the image and RLE-encoded) over `eval_batches` batches, and the
+// COCO box and mask evaluation of those detections when `gt` is given.
+void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& mo, const torch::Tensor& images,
+                   const tb::models::ImageSizes& sizes, const std::vector<tb::models::MaskRcnnTarget>& targets, int steps,
+                   double peak, const tb::coco::CocoDataset* gt, const std::vector<int64_t>& image_ids,
+                   const std::vector<int64_t>& category_ids) {
+  tb::models::MaskRcnn net(mo);
+  torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9).weight_decay(1e-4));
+  tb::data::Rng rng(5);
+  net->train();
+  const int64_t batch = images.size(0);
+  double t0 = 0;
+  for (int s = -1; s < steps; ++s) {  // one warm-up step
+    if (s == 0) t0 = Now();
+    torch::Tensor loss;
+    for (const auto& [k, v] : net->Losses(images, sizes, targets, rng)) loss = loss.defined() ? loss + v : v;
+    sgd.zero_grad();
+    loss.backward();
+    sgd.step();
+  }
+  const double train_s = (Now() - t0) / steps;
+  const double macs = static_cast<double>(net->ForwardMacs(images.size(2), images.size(3), true));
+  const double gflops = 3 * 2 * macs * batch / train_s / 1e9;
+  std::printf("%s: train step %.1f ms for %lld images: %.1f images/s, %.1f GFLOP/s = %.0f%% of the fp32 peak "
+              "(%.2f GMAC per image forward)\n",
+              name.c_str(), 1e3 * train_s, static_cast<long long>(batch), batch / train_s, gflops, 100 * gflops / peak,
+              macs / 1e9);
+  net->eval();
+  torch::NoGradGuard no_grad;
+  std::vector<tb::coco::Detection> dets;
+  const int evals = std::max(1, steps);
+  t0 = Now();
+  for (int s = 0; s < evals; ++s) {
+    const auto out = net->Detect(images, sizes);
+    for (int64_t i = 0; i < batch; ++i) {
+      const auto& d = out[static_cast<size_t>(i)];
+      const int64_t h = sizes[static_cast<size_t>(i)].first, w = sizes[static_cast<size_t>(i)].second;
+      const torch::Tensor m = tb::vision::PasteMasksInImage(d.masks, d.boxes, h, w, 1, 0.5);
+      for (int64_t j = 0; j < d.scores.size(0); ++j) {
+        tb::coco::Detection det;
+        det.image_id = image_ids.empty() ? 0 : image_ids[static_cast<size_t>(i)];
+        det.category_id = category_ids.empty() ? 1 : category_ids[static_cast<size_t>(d.labels[j].item<int64_t>() - 1)];
+        auto b = d.boxes[j];
+        det.bbox = {b[0].item<double>(), b[1].item<double>(), (b[2] - b[0]).item<double>(), (b[3] - b[1]).item<double>()};
+        det.score = d.scores[j].item<double>();
+        det.segmentation = tb::coco::Rle{h, w, tb::vision::MaskToRle(m[j][0])};
+        if (s == 0) dets.push_back(std::move(det));
+      }
+    }
+  }
+  const double eval_s = (Now() - t0) / (evals * batch);
+  std::printf("%s: evaluation (Detect + mask pasting + RLE) %.2f s per 100 images (%.0f detections per image, untrained)\n",
+              name.c_str(), 100 * eval_s, static_cast<double>(dets.size()) / static_cast<double>(batch));
+  if (gt != nullptr) {
+    // The detections of the batch's images, scored against a ground truth holding just those.
+    tb::coco::CocoDataset sub;
+    for (const auto& im : gt->images) {
+      if (std::find(image_ids.begin(), image_ids.end(), im.id) != image_ids.end()) sub.images.push_back(im);
+    }
+    for (const auto& a : gt->annotations) {
+      if (std::find(image_ids.begin(), image_ids.end(), a.image_id) != image_ids.end()) sub.annotations.push_back(a);
+    }
+    sub.categories = gt->categories;
+    sub.BuildIndex();
+    t0 = Now();
+    tb::coco::EvaluateDetections(sub, dets, tb::coco::IouType::kBbox);
+    tb::coco::EvaluateDetections(sub, dets, tb::coco::IouType::kSegm);
+    std::printf("%s: COCO bbox + segm evaluation of %zu detections: %.3f s per 100 images\n", name.c_str(), dets.size(),
+                100 * (Now() - t0) / static_cast<double>(batch));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +184,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--steps") steps = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both] [--threads N] [--steps N]\n");
+      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]\n");
       return 2;
     }
   }
@@ -114,7 +193,7 @@ int main(int argc, char** argv) {
   std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (%d threads)\n", peaks.fp32, peaks.bf16, threads);
   tb::data::Rng rng(1);
   try {
-    if (model == "mini" || model == "both") {
+    if (model == "mini" || model == "both" || model == "all") {
       const int64_t size = 128, batch = 32, classes = 7;
       const tb::models::SsdOptions so = tb::models::MiniSsdOptions(classes, size, 16, 1);
       tb::models::Ssd probe(so);
@@ -171,7 +250,7 @@ int main(int argc, char** argv) {
       std::printf("mini: COCO bbox evaluation of %zu detections on %zu images: %.2f s (%.3f s per 100 images; AP %.3f)\n",
                   dets.size(), gt.images.size(), coco_s, 100 * coco_s / static_cast<double>(gt.images.size()), st.values[0]);
     }
-    if (model == "ssd300" || model == "both") {
+    if (model == "ssd300" || model == "both" || model == "all") {
       const int64_t batch = 8;
       const tb::models::DefaultBoxOptions dbo = tb::models::Ssd300DefaultBoxes();
       const torch::Tensor dboxes = tb::models::MakeDefaultBoxes(dbo);
@@ -179,6 +258,76 @@ int main(int argc, char** argv) {
       const Targets t = RandomTargets(batch, 81, dboxes, rng);
       BenchModel("SSD300 (ResNet-34, 81 classes)", tb::models::Ssd300Options(81), dbo, 300, batch, std::max(1, steps / 2), x,
                  t, peaks.fp32);
+    }
+    if (model == "maskrcnn_mini" || model == "all") {
+      // The mini reference configuration of configs/benchmarks/instance_segmentation.yaml: 16
+      // training images of the prepared dataset with their masks.
+      const int64_t size = 128, batch = 16;
+      auto split = std::make_shared<const tb::workloads::DetectionSplit>(tb::workloads::LoadDetectionSplit(
+          data_dir + "/annotations/instances_train2017.json", data_dir + "/train2017", true, true));
+      tb::workloads::MaskRcnnInputOptions in;
+      in.min_size = in.max_size = size;
+      const tb::workloads::MaskRcnnDataset ds(split, in);
+      std::vector<float> image(static_cast<size_t>(ds.shape().numel()) * batch);
+      float extra[3];
+      const int n = 256;
+      double t0 = Now();
+      for (int i = 0; i < n; ++i) {
+        tb::data::Rng r = tb::data::SampleRng(1, 1, i);
+        ds.GetIntoWithExtra(i % ds.size(), r, image.data() + (i % batch) * ds.shape().numel(), extra);
+        const auto& im = split->images[static_cast<size_t>(i % ds.size())];
+        tb::workloads::MakeMaskRcnnTarget(im, static_cast<int64_t>(extra[0]), static_cast<int64_t>(extra[1]), extra[2] != 0);
+      }
+      std::printf("maskrcnn mini: input pipeline with mask targets %.0f images/s (on the calling thread)\n", n / (Now() - t0));
+      std::vector<tb::models::MaskRcnnTarget> targets;
+      tb::models::ImageSizes sizes;
+      for (int64_t i = 0; i < batch; ++i) {
+        tb::data::Rng r = tb::data::SampleRng(1, 1, i);
+        ds.GetIntoWithExtra(i, r, image.data() + i * ds.shape().numel(), extra);
+        const auto t = tb::workloads::MakeMaskRcnnTarget(split->images[static_cast<size_t>(i)], size, size, extra[2] != 0);
+        targets.push_back({t.boxes, t.labels, t.masks});
+        sizes.emplace_back(size, size);
+      }
+      const torch::Tensor x = torch::from_blob(image.data(), {batch, 3, size, size}).clone();
+      tb::models::MaskRcnnOptions mo = tb::models::MiniMaskRcnnOptions(7, size, 16, 1, 64);
+      mo.rpn_pre_nms_top_n_train = 1000;
+      mo.rpn_post_nms_top_n_train = 500;
+      mo.rpn_pre_nms_top_n_test = 500;
+      mo.rpn_post_nms_top_n_test = 300;
+      mo.roi_batch_size_per_image = 128;
+      mo.mask_head_channels = 32;
+      mo.mask_pool_size = 7;
+      const tb::coco::CocoDataset gt = tb::coco::ReadCocoDataset(data_dir + "/annotations/instances_train2017.json");
+      std::vector<int64_t> ids;
+      for (int64_t i = 0; i < batch; ++i) ids.push_back(split->images[static_cast<size_t>(i)].image_id);
+      BenchMaskRcnn("maskrcnn mini (128x128, width 16, FPN 64)", mo, x, sizes, targets, steps, peaks.fp32, &gt, ids,
+                    split->category_ids);
+    }
+    if (model == "maskrcnn_full") {
+      // The R-50-FPN on 2 random 800x1216 images (a COCO image's usual size after the resize)
+      // with 7 random boxes each; no COCO here.
+      const int64_t batch = 2, h = 800, w = 1216;
+      std::vector<tb::models::MaskRcnnTarget> targets;
+      tb::models::ImageSizes sizes;
+      for (int64_t i = 0; i < batch; ++i) {
+        tb::models::MaskRcnnTarget t;
+        std::vector<float> b;
+        std::vector<int64_t> l;
+        t.masks = torch::zeros({7, h, w}, torch::kUInt8);
+        for (int k = 0; k < 7; ++k) {
+          const int64_t bw = rng.UniformInt(40, 400), bh = rng.UniformInt(40, 400);
+          const int64_t x0 = rng.UniformInt(0, w - bw - 1), y0 = rng.UniformInt(0, h - bh - 1);
+          b.insert(b.end(), {static_cast<float>(x0), static_cast<float>(y0), static_cast<float>(x0 + bw), static_cast<float>(y0 + bh)});
+          l.push_back(rng.UniformInt(1, 80));
+          t.masks[k].narrow(0, y0, bh).narrow(1, x0, bw).fill_(1);
+        }
+        t.boxes = torch::tensor(b).view({7, 4});
+        t.labels = torch::tensor(l, torch::kLong);
+        targets.push_back(t);
+        sizes.emplace_back(h, w);
+      }
+      BenchMaskRcnn("maskrcnn full (R-50-FPN, 800x1216)", tb::models::MaskRcnnR50FpnOptions(81), torch::randn({batch, 3, h, w}),
+                    sizes, targets, std::max(1, steps / 5), peaks.fp32, nullptr, {}, {});
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "detection_bench: %s\n", e.what());

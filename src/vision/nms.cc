@@ -16,7 +16,7 @@ namespace {
 // so the inner loop reads memory sequentially.
 template <typename T>
 void GreedyNms(const T* b, const std::vector<int64_t>& order, T threshold,
-               std::vector<char>& keep) {
+               std::vector<char>& keep, int64_t max_kept) {
   const size_t n = order.size();
   std::vector<T> x1(n), y1(n), x2(n), y2(n), area(n);
   for (size_t a = 0; a < n; ++a) {
@@ -28,9 +28,11 @@ void GreedyNms(const T* b, const std::vector<int64_t>& order, T threshold,
     area[a] = (box[2] - box[0]) * (box[3] - box[1]);
   }
   std::vector<char> suppressed(n, 0);
+  int64_t kept = 0;
   for (size_t a = 0; a < n; ++a) {
     if (suppressed[a]) continue;
     keep[order[a]] = 1;
+    if (++kept == max_kept) break;  // the rest could only be kept after these: not wanted
     const T ix1 = x1[a], iy1 = y1[a], ix2 = x2[a], iy2 = y2[a], iarea = area[a];
     for (size_t c = a + 1; c < n; ++c) {
       if (suppressed[c]) continue;
@@ -46,7 +48,7 @@ void GreedyNms(const T* b, const std::vector<int64_t>& order, T threshold,
 // The kept indices, in descending score. `categories` null: one category.
 template <typename T>
 std::vector<int64_t> NmsKernel(const torch::Tensor& boxes, const torch::Tensor& scores,
-                               const int64_t* categories, double iou_threshold) {
+                               const int64_t* categories, double iou_threshold, int64_t max_kept) {
   const int64_t n = boxes.size(0);
   const T* b = boxes.data_ptr<T>();
   const T* s = scores.data_ptr<T>();
@@ -61,13 +63,13 @@ std::vector<int64_t> NmsKernel(const torch::Tensor& boxes, const torch::Tensor& 
   std::vector<char> keep(n, 0);
   const T threshold = static_cast<T>(iou_threshold);
   if (categories == nullptr) {
-    GreedyNms(b, order, threshold, keep);
+    GreedyNms(b, order, threshold, keep, max_kept);
   } else {
     // Split the visiting order by category (each list stays in visiting order).
     std::unordered_map<int64_t, std::vector<int64_t>> by_category;
     for (int64_t i : order) by_category[categories[i]].push_back(i);
     for (const auto& [category, members] : by_category) {
-      GreedyNms(b, members, threshold, keep);
+      GreedyNms(b, members, threshold, keep, max_kept);
     }
   }
   std::vector<int64_t> kept;
@@ -78,7 +80,7 @@ std::vector<int64_t> NmsKernel(const torch::Tensor& boxes, const torch::Tensor& 
 }
 
 torch::Tensor RunNms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                     const torch::Tensor* idxs, double iou_threshold) {
+                     const torch::Tensor* idxs, double iou_threshold, int64_t max_kept) {
   TORCH_CHECK(boxes.dim() == 2 && boxes.size(1) == 4, "Nms: boxes must be [N, 4], got ",
               boxes.sizes());
   TORCH_CHECK(scores.dim() == 1 && scores.size(0) == boxes.size(0),
@@ -97,8 +99,8 @@ torch::Tensor RunNms(const torch::Tensor& boxes, const torch::Tensor& scores,
   }
   const int64_t* categories = idxs != nullptr ? cpu_idxs.data_ptr<int64_t>() : nullptr;
   std::vector<int64_t> kept =
-      dtype == torch::kDouble ? NmsKernel<double>(cpu_boxes, cpu_scores, categories, iou_threshold)
-                              : NmsKernel<float>(cpu_boxes, cpu_scores, categories, iou_threshold);
+      dtype == torch::kDouble ? NmsKernel<double>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept)
+                              : NmsKernel<float>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept);
   auto result = torch::tensor(kept, torch::kLong);
   if (kept.empty()) result = torch::empty({0}, torch::kLong);
   return result.to(device);
@@ -107,12 +109,13 @@ torch::Tensor RunNms(const torch::Tensor& boxes, const torch::Tensor& scores,
 }  // namespace
 
 torch::Tensor Nms(const torch::Tensor& boxes, const torch::Tensor& scores, double iou_threshold) {
-  return RunNms(boxes, scores, nullptr, iou_threshold);
+  return RunNms(boxes, scores, nullptr, iou_threshold, -1);
 }
 
 torch::Tensor BatchedNms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                         const torch::Tensor& idxs, double iou_threshold) {
-  return RunNms(boxes, scores, &idxs, iou_threshold);
+                         const torch::Tensor& idxs, double iou_threshold, int64_t max_per_category) {
+  TORCH_CHECK(max_per_category != 0, "BatchedNms: max_per_category must be positive (or negative: no limit)");
+  return RunNms(boxes, scores, &idxs, iou_threshold, max_per_category);
 }
 
 }  // namespace trainbench::vision

@@ -22,8 +22,11 @@ torch::Tensor Nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
 // NMS done independently per category: boxes only suppress boxes with the same idxs[i] (int64
 // [N], e.g. class or class * num_images + image). The kept indices over all categories, sorted by
 // descending score (ties by ascending index), as torchvision.ops.batched_nms. Exactly per class:
-// no coordinate offset trick, so boxes of any coordinates are kept apart.
+// no coordinate offset trick, so boxes of any coordinates are kept apart. max_per_category > 0:
+// each category stops after that many kept boxes (its best ones; the greedy pass never revisits
+// them, so they are exactly the first max_per_category of the unlimited result), e.g. the RPN's
+// per-level post-NMS count; < 0: no limit.
 torch::Tensor BatchedNms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                         const torch::Tensor& idxs, double iou_threshold);
+                         const torch::Tensor& idxs, double iou_threshold, int64_t max_per_category = -1);
 
 }  // namespace trainbench::vision

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -109,9 +111,17 @@ TEST_F(VisionNmsTest, MatchesBruteForceOnRandomBoxes) {
     EXPECT_EQ(ToVector(Nms(boxes, scores, threshold)), BruteForceNms(boxes, scores, one, threshold))
         << "seed " << seed;
     const auto idxs = torch::randint(0, 4, {n}, gen).to(torch::kLong);
-    EXPECT_EQ(ToVector(BatchedNms(boxes, scores, idxs, threshold)),
-              BruteForceNms(boxes, scores, ToVector(idxs), threshold))
-        << "seed " << seed;
+    const std::vector<int64_t> all = BruteForceNms(boxes, scores, ToVector(idxs), threshold);
+    EXPECT_EQ(ToVector(BatchedNms(boxes, scores, idxs, threshold)), all) << "seed " << seed;
+    // A cap per category keeps exactly each category's first `cap` of the unlimited result.
+    const int64_t cap = 1 + static_cast<int64_t>(seed % 5);
+    const std::vector<int64_t> cat = ToVector(idxs);
+    std::vector<int64_t> capped;
+    std::map<int64_t, int64_t> taken;
+    for (int64_t i : all) {
+      if (taken[cat[static_cast<size_t>(i)]]++ < cap) capped.push_back(i);
+    }
+    EXPECT_EQ(ToVector(BatchedNms(boxes, scores, idxs, threshold, cap)), capped) << "seed " << seed;
   }
 }
 

@@ -164,19 +164,22 @@ void BackwardKernel(const torch::Tensor& grad_output, const torch::Tensor& rois,
   const T* go = grad_output.data_ptr<T>();
   T* gi = grad_input.data_ptr<T>();
   // Channels write disjoint planes of grad_input, so they run in parallel without atomics; the
-  // RoIs of one channel accumulate in a fixed order (deterministic for any thread count).
+  // RoIs of one channel accumulate in a fixed order (deterministic for any thread count). Each
+  // thread walks the RoIs once over its range of channels, so a RoI's sample points (about 9 KB
+  // for 7x7 bins of 4 samples) stay in cache while its channels use them, instead of streaming
+  // every RoI's points once per channel.
   at::parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t c = begin; c < end; ++c) {
-      for (int64_t k = 0; k < k_rois; ++k) {
-        const RoiSamples<T>& s = samples[k];
+    for (int64_t k = 0; k < k_rois; ++k) {
+      const RoiSamples<T>& s = samples[k];
+      for (int64_t c = begin; c < end; ++c) {
         T* g = gi + (s.batch * channels + c) * plane;
         const T* gy = go + (k * channels + c) * bins;
         const SamplePoint<T>* p = s.points.data();
         for (int64_t b = 0; b < bins; ++b) {
-          const T grad = gy[b];
+          const T grad = gy[b] / s.count;  // the forward's mean over the bin's samples
           for (int64_t i = 0; i < s.per_bin; ++i, ++p) {
             if (p->pos[0] < 0) continue;
-            for (int q = 0; q < 4; ++q) g[p->pos[q]] += grad * p->w[q] / s.count;
+            for (int q = 0; q < 4; ++q) g[p->pos[q]] += grad * p->w[q];
           }
         }
       }
