@@ -27,7 +27,7 @@ TEST(DefinitionsConsistency, MiniTargetsInRulesMatchTheBenchmarkDefinitions) {
     ASSERT_TRUE(rule->at_least_one.has_value()) << def.name;
     std::optional<double> ge;
     for (const auto& c : rule->at_least_one->checks) {
-      if (c.kind == CheckKind::kRange && c.ge) ge = c.ge;
+      if (c.kind == CheckKind::kRange && c.field == "value" && c.ge) ge = c.ge;
     }
     ASSERT_TRUE(ge.has_value()) << def.name;
     EXPECT_DOUBLE_EQ(*ge, it->second.quality_target) << def.name;

@@ -8,7 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/log_reader.h"
-#include "report/sha256.h"
+#include "core/sha256.h"
 #include "summary/results_scan.h"
 
 namespace trainbench::report {
@@ -59,7 +59,7 @@ LoadedResults LoadResults(const std::vector<std::string>& dirs,
       }
       std::istringstream in(bytes);
       lr.details = ExtractRunDetails(core::ParseLog(in, run.path));
-      lr.content_hash = Sha256Hex(bytes);
+      lr.content_hash = core::Sha256Hex(bytes);
       lr.found_system = run.system;
       lr.dir_index = d;
       lr.result = std::move(run);

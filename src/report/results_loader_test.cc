@@ -4,7 +4,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "report/sha256.h"
+#include "core/sha256.h"
 #include "report/test_util.h"
 
 namespace trainbench::report {
@@ -19,7 +19,7 @@ TEST(LoadResults, ReadsDetailsAndHashesOfEveryRun) {
   EXPECT_EQ(r.runs[9].dir_index, 1u);
   EXPECT_EQ(r.runs[0].result.system, "cpu-2core");
   EXPECT_EQ(r.runs[9].result.system, "cpu-8core");
-  EXPECT_EQ(r.runs[0].content_hash, Sha256Hex(core::ReadFile(r.runs[0].result.path)));
+  EXPECT_EQ(r.runs[0].content_hash, core::Sha256Hex(core::ReadFile(r.runs[0].result.path)));
   EXPECT_EQ(r.runs[9].details.git_revision, "def5678");
   ASSERT_EQ(r.summary.results.size(), 2u);
   EXPECT_TRUE(r.summary.skipped.empty());

@@ -8,9 +8,11 @@
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/error.h"
+#include "core/paths.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "models/ssd.h"
+#include "models/state_dict.h"
 #include "workloads/detection_data.h"
 #include "workloads/torch_util.h"
 
@@ -69,6 +71,10 @@ class ObjectDetection : public train::Workload {
       so = models::Ssd300Options(num_classes_);
     }
     model_ = models::Ssd(so);
+    // The reference starts from ImageNet-pretrained torchvision weights for the trunk.
+    if (const std::string f = c.at("pretrained_trunk").get<std::string>(); !f.empty()) {
+      pretrained_ = models::LoadStateDict(*model_->trunk, core::ExpandDataPath(f));
+    }
     const std::vector<int64_t> maps = model_->FeatureSizes(input_.image_size);
     const models::DefaultBoxOptions dbo =
         scale_ == "mini" ? models::MiniDefaultBoxes(input_.image_size, maps) : models::Ssd300DefaultBoxes();
@@ -97,6 +103,7 @@ class ObjectDetection : public train::Workload {
         {"opt_learning_rate_decay_factor", decay_factor_},
         {"model_bn_span", batch_size_ / ctx_.world_size},
         {"backbone", scale_ == "mini" ? "resnet_mini" : "resnet34"},
+        {"model_hp_pretrained_trunk", pretrained_ ? pretrained_->sha256 : std::string()},
         {"model_hp_image_size", input_.image_size},
         {"model_hp_width", width_},
         {"model_hp_blocks_per_stage", blocks_},
@@ -263,6 +270,7 @@ class ObjectDetection : public train::Workload {
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   models::Ssd model_{nullptr};
+  std::optional<models::StateDictLoadReport> pretrained_;
   torch::Tensor dboxes_;
   double scale_xy_ = 0.1, scale_wh_ = 0.2;
   std::shared_ptr<dist::ProcessGroup> group_;

@@ -6,7 +6,9 @@
 #  2. a closed run (step budget) passes the closed rules; a log with another model fails them;
 #  3. bad input (an annotation referencing a missing image, an unreadable JPEG) ends the run as
 #     aborted with an error naming the file and the annotation or image, and an earlier result
-#     file is untouched.
+#     file is untouched;
+#  4. a pretrained trunk: refused in the closed mini division (its reference trains from scratch);
+#     a weights file that is not a torch.save'd state dict ends the run as aborted, naming the file.
 set -u
 TB=$1; W=$2
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +48,11 @@ sed 's/"key": "model_hp_width", "value": [0-9]*/"key": "model_hp_width", "value"
 "$TB" check "$W/changed.txt" >"$W/check_changed.out" 2>&1
 expect_rc 1 $? "closed check of a changed model"
 expect_grep "model_hp_width" "$W/check_changed.out" "names model_hp_width"
+expect_grep '"key": "model_hp_pretrained_trunk", "value": ""' "$CL" "logs that no pretrained trunk was loaded"
+sed 's/"key": "model_hp_pretrained_trunk", "value": ""/"key": "model_hp_pretrained_trunk", "value": "0123abcd"/' "$CL" >"$W/pretrained.txt"
+"$TB" check "$W/pretrained.txt" >"$W/check_pretrained.out" 2>&1
+expect_rc 1 $? "closed mini check of a run with a pretrained trunk"
+expect_grep "model_hp_pretrained_trunk" "$W/check_pretrained.out" "names model_hp_pretrained_trunk"
 
 # 3. Bad input.
 B=$W/bad
@@ -70,4 +77,16 @@ head -c 300 "$S/train2017/000000000005.jpg" >"$B/train2017/000000000005.jpg"
   --results "$W/open" --system testsys --no-progress >"$W/badjpeg.out" 2>&1
 expect_rc 1 $? "run on a truncated JPEG"
 expect_grep "train2017/000000000005.jpg.*\(image id 5\)" "$W/badjpeg.out" "names the JPEG and its image id"
+
+# 4. Pretrained trunk.
+echo "not weights" >"$W/weights.pt"
+"$TB" run object_detection --data "$S" --runs 1 --seed 7 --threads 2 --max-steps 2 --set pretrained_trunk="$W/weights.pt" \
+  --results "$W/closed" --system testsys --no-progress >"$W/closed_pretrained.out" 2>&1
+expect_rc 2 $? "closed mini run with a pretrained trunk"
+expect_grep "pretrained_trunk" "$W/closed_pretrained.out" "names the key"
+"$TB" run object_detection --division open --data "$S" --runs 1 --seed 9 --threads 2 --max-epochs 1 "${TINY[@]}" \
+  --set pretrained_trunk="$W/weights.pt" --results "$W/open" --system testsys --no-progress >"$W/badweights.out" 2>&1
+expect_rc 1 $? "run with a weights file that is not a state dict"
+expect_grep "weights.pt: not a zip-format torch.save file" "$W/badweights.out" "names the weights file"
+[ "$(md5sum "$LOG")" = "$before" ] || fail "result_1.txt changed"
 echo PASS

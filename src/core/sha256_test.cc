@@ -1,8 +1,8 @@
-#include "report/sha256.h"
+#include "core/sha256.h"
 
 #include <gtest/gtest.h>
 
-namespace trainbench::report {
+namespace trainbench::core {
 namespace {
 
 // FIPS 180-4 / NIST example vectors.
@@ -26,4 +26,4 @@ TEST(Sha256Hex, BlockBoundaries) {
 }
 
 }  // namespace
-}  // namespace trainbench::report
+}  // namespace trainbench::core

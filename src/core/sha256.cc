@@ -1,9 +1,9 @@
-#include "report/sha256.h"
+#include "core/sha256.h"
 
 #include <array>
 #include <cstdint>
 
-namespace trainbench::report {
+namespace trainbench::core {
 
 namespace {
 
@@ -81,4 +81,4 @@ std::string Sha256Hex(const std::string& data) {
   return out;
 }
 
-}  // namespace trainbench::report
+}  // namespace trainbench::core
