@@ -40,6 +40,8 @@ std::map<std::string, torch::Tensor> ReadTensorDict(const std::string& path, con
   } catch (const c10::Error& e) {
     throw core::Error(path + ": cannot be read as a dict saved by torch.save (" + FirstLine(e.what_without_backtrace()) +
                       "); save a Python state_dict as a plain dict: torch.save(dict(model.state_dict()), FILE)");
+  } catch (const std::exception& e) {  // the zip and pickle readers may throw other kinds too
+    throw core::Error(path + ": cannot be read as a dict saved by torch.save (" + FirstLine(e.what()) + ")");
   }
   if (!value.isGenericDict()) {
     throw core::Error(path + ": holds a " + value.tagKind() + ", not a dict from names to tensors");
