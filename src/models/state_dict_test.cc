@@ -45,6 +45,12 @@ void ExpectSameTensors(torch::nn::Module& a, torch::nn::Module& b) {
   for (const auto& x : ba) EXPECT_TRUE(torch::equal(x.value(), bb[x.key()])) << x.key();
 }
 
+// Writes any IValue as torch.save would (the file LoadStateDict then reads).
+void WritePickle(const std::string& path, const torch::IValue& value) {
+  const std::vector<char> bytes = torch::pickle_save(value);
+  core::WriteFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+}
+
 std::string ErrorOf(torch::nn::Module& m, const std::string& path) {
   try {
     LoadStateDict(m, path);
@@ -110,8 +116,7 @@ TEST(StateDict, NumBatchesTrackedMayBeAbsentAndOtherTypesConvert) {
   }
   ASSERT_GT(tracked, 0);
   const std::string path = TempPath("no_tracked.pt");
-  const std::vector<char> bytes = torch::pickle_save(torch::IValue(d));
-  core::WriteFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+  WritePickle(path, torch::IValue(d));
   const StateDictLoadReport r = LoadStateDict(*b, path);
   EXPECT_EQ(static_cast<int64_t>(r.missing.size()), tracked);
   auto pa = a->named_parameters();
@@ -148,8 +153,7 @@ TEST(StateDict, FilesThatAreNotADictOfTensorsAreRefused) {
   EXPECT_NE(e.find(legacy + ": not a zip-format torch.save file (it looks like the legacy format"), std::string::npos) << e;
 
   const std::string list = TempPath("list.pt");
-  std::vector<char> bytes = torch::pickle_save(torch::IValue(c10::List<int64_t>({1, 2, 3})));
-  core::WriteFileAtomically(list, std::string(bytes.begin(), bytes.end()));
+  WritePickle(list, torch::IValue(c10::List<int64_t>({1, 2, 3})));
   e = ErrorOf(*m, list);
   EXPECT_NE(e.find(list + ": holds a "), std::string::npos) << e;
   EXPECT_NE(e.find("not a dict from names to tensors"), std::string::npos) << e;
@@ -157,8 +161,7 @@ TEST(StateDict, FilesThatAreNotADictOfTensorsAreRefused) {
   const std::string ints = TempPath("ints.pt");
   c10::Dict<std::string, int64_t> d;
   d.insert("conv1.weight", 3);
-  bytes = torch::pickle_save(torch::IValue(d));
-  core::WriteFileAtomically(ints, std::string(bytes.begin(), bytes.end()));
+  WritePickle(ints, torch::IValue(d));
   e = ErrorOf(*m, ints);
   EXPECT_NE(e.find(ints + ": key \"conv1.weight\": a Int, not a tensor"), std::string::npos) << e;
 
