@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
                        {"value_fc", 64},   {"base_lr", 0.02},    {"momentum", 0.9},       {"weight_decay", 1e-4},
                        {"games_per_generation", 16}, {"train_steps", 100}, {"batch_size", 64}, {"window_generations", 4},
                        {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8},      {"c_puct", 1.5},
-                       {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10}};
+                       {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10},
+                       {"pass_allowed_from_move", 54}, {"playout_weight", 0.5},
+                       {"eval_readouts", 32}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--generations") generations = std::stoi(v);
@@ -88,9 +90,9 @@ int main(int argc, char** argv) {
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     total += sec;
     train::EvalResult r = w->Evaluate(gen);
-    std::printf("gen %2d  %.1f s (self-play + training)  loss %.3f  window %lld samples  accuracy %.4f  elapsed %.1f min\n",
+    std::printf("gen %2d  %.1f s (self-play + training)  loss %.3f  window %lld samples  accuracy %.4f  elapsed %.1f min  %s\n",
                 gen, sec, c.last_loss, static_cast<long long>(r.extra["window_samples"].get<int64_t>()), r.value,
-                total / 60);
+                total / 60, r.extra.dump().c_str());
     std::fflush(stdout);
   }
   std::filesystem::remove_all(data);

@@ -8,6 +8,9 @@
 // builds the English->Spanish corpus from the fortunes and Apertium and trains SentencePiece
 // (text/translation_dataset.h), or verifies a folder already built; full checks a WMT En-De
 // folder line by line.
+// go (the benchmark reinforcement_learning): mini records GNU Go self-play games as SGF
+// (go/go_dataset.h), or verifies a folder recorded before; full reads and replays an expert SGF
+// collection.
 // detection (no benchmark definition yet either, handled before FindBenchmark too): mini renders
 // the shapes dataset in the COCO 2017 layout (shapes/detection_dataset.h), or keeps a folder
 // whose dataset.json matches and rebuilds one that does not; full checks a COCO 2017 folder's
@@ -27,6 +30,7 @@
 #include "data/leave_one_out.h"
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
+#include "go/go_dataset.h"
 #include "shapes/detection_dataset.h"
 #ifdef TRAINBENCH_TEXT_VIA_TOOL
 #include <sys/wait.h>
@@ -325,9 +329,59 @@ int PrepareDetection(const PrepareOptions& o) {
   throw core::Error("prepare detection: unknown scale \"" + o.scale + "\" (mini or full)");
 }
 
+// Default folders of the Go datasets (`prepare go`; the benchmark reinforcement_learning).
+constexpr const char* kGoMiniDir = "{user_data}/datasets/go_mini";
+constexpr const char* kGoFullDir = "/data/go_expert_9x9";
+
+int PrepareGo(const PrepareOptions& o) {
+  if (o.scale == "mini") {
+    go::GoMiniOptions g;
+    for (const auto& [key, v] : core::ParseOverrides(o.set)) {
+      try {
+        size_t used = 0;
+        auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+        auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
+        if (key == "seed") g.seed = static_cast<uint64_t>(as_int());
+        else if (key == "games") g.games = static_cast<int>(as_int());
+        else if (key == "level") g.level = static_cast<int>(as_int());
+        else if (key == "board_size") g.size = static_cast<int>(as_int());
+        else if (key == "komi") g.komi = as_double();
+        else if (key == "threads") g.threads = static_cast<int>(as_int());
+        else if (key == "gnugo") g.gnugo = v;
+        else throw core::Error("--set " + key + ": unknown option of the Go dataset (seed, games, level, board_size, komi, threads, gnugo)");
+      } catch (const std::invalid_argument&) {
+        throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
+      } catch (const std::out_of_range&) {
+        throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
+      }
+    }
+    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kGoMiniDir) : o.data_dir;
+    std::printf("go mini: %s (GNU Go level %d self-play, %dx%d, komi %.1f, %d games)\n", dir.c_str(), g.level, g.size,
+                g.size, g.komi, g.games);
+    std::fflush(stdout);
+    const go::GoDatasetSummary r = go::PrepareGoMini(dir, g, stdout);
+    std::printf("%s: %s; %lld games, %lld positions (%.1f s)\n", dir.c_str(),
+                r.generated ? "recorded" : "matches dataset.json", static_cast<long long>(r.games),
+                static_cast<long long>(r.positions), r.seconds);
+    std::printf("go mini: dataset ready in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  if (o.scale == "full") {
+    if (!o.set.empty()) throw core::Error("prepare go --scale full takes no --set (the expert collection is the user's)");
+    const std::string dir = o.data_dir.empty() ? std::string(kGoFullDir) : o.data_dir;
+    const go::GoDatasetSummary r = go::CheckExpertCollection(dir, 9);
+    std::printf("%s: %lld 9x9 games, %lld positions, every move legal\n", dir.c_str(), static_cast<long long>(r.games),
+                static_cast<long long>(r.positions));
+    std::printf("go full: expert collection ok in %s\n", dir.c_str());
+    return kExitOk;
+  }
+  throw core::Error("prepare go: unknown scale \"" + o.scale + "\" (mini or full)");
+}
+
 }  // namespace
 
 int RunPrepare(const PrepareOptions& o) {
+  if (o.benchmark == "go" || o.benchmark == "reinforcement_learning") return PrepareGo(o);
   if (o.benchmark == "translation") return PrepareTranslation(o);
   if (o.benchmark == "detection") return PrepareDetection(o);
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);

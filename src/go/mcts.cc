@@ -38,6 +38,7 @@ struct Mcts::Node {
   Node* parent = nullptr;
   bool expanded = false;
   bool pending = false;
+  float value = 0;  // the network's value for the player to move here (set on expansion)
   // Statistics of the edge parent -> this node, from the view of the parent's player to move.
   float n = 0, w = 0;
   std::vector<int> moves;    // legal move indices (point order, pass last)
@@ -74,6 +75,7 @@ void Mcts::Expand(Node* n, const Evaluation& e) {
   for (auto& p : n->prior) p = sum > 0 ? p / sum : 1.0f / n->moves.size();
   n->children.clear();
   n->children.resize(n->moves.size());
+  n->value = e.value;
   n->expanded = true;
 }
 
@@ -81,14 +83,18 @@ Mcts::Node* Mcts::Select(Node* root, std::vector<Node*>* path) {
   path->clear();
   Node* n = root;
   path->push_back(n);
+  // Early in the game the pass (always the last entry) is left out, unless it is the only move.
+  const bool no_pass = root->pos.move_number < o_.pass_allowed_from_move;
   while (n->expanded && !n->pos.over()) {
     const float sqrt_n = std::sqrt(std::max(1.0f, n->n));
+    const float unvisited_q = o_.unvisited_q_is_parent_value ? n->value : 0.0f;
+    const size_t count = no_pass && n->moves.size() > 1 ? n->moves.size() - 1 : n->moves.size();
     size_t best = 0;
     float best_score = -1e30f;
-    for (size_t k = 0; k < n->moves.size(); ++k) {
+    for (size_t k = 0; k < count; ++k) {
       const Node* c = n->children[k].get();
       const float cn = c ? c->n : 0.0f;
-      const float q = cn > 0 ? c->w / cn : 0.0f;
+      const float q = cn > 0 ? c->w / cn : unvisited_q;
       const float score = q + o_.c_puct * n->prior[k] * sqrt_n / (1.0f + cn);
       if (score > best_score) {
         best_score = score;

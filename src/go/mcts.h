@@ -64,6 +64,13 @@ struct MctsOptions {
   float dirichlet_alpha = 0.03f * 361 / 81;  // scaled to the board as MiniGo does (9x9 here)
   float noise_fraction = 0.25f;
   int temperature_moves = 0;   // moves (of the game) played proportionally to visits
+  // While the root's move number is below this, no node of the search considers passing
+  // (unless it is the only legal move), as MiniGo's early search did for its first 6·N moves:
+  // an untrained network's self-play otherwise collapses into games that end by passing.
+  int pass_allowed_from_move = 0;
+  // An unvisited move's Q is the network's value of the parent position (MiniGo), rather than
+  // 0: a losing side then does not try every move once before deepening the best one.
+  bool unvisited_q_is_parent_value = true;
   uint64_t seed = 1;
 };
 

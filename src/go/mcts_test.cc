@@ -74,6 +74,30 @@ TEST(Mcts, FinishedGamesAreScoredExactly) {
   EXPECT_LT(lose.visits.back(), 0.05f);
 }
 
+TEST(Mcts, NoPassBeforeTheAllowedMove) {
+  // The same won position as above: black passes to win at once, unless passing is not yet
+  // allowed at this move number; then the pass gets no visit at all.
+  ScoreEvaluator net;
+  MctsOptions o;
+  o.readouts = 100;
+  o.pass_allowed_from_move = 10;
+  Position p = From(kAtari, kBlack, /*passes=*/1);
+  p.move_number = 9;
+  SearchResult early = Mcts(net, o).Search(p);
+  EXPECT_NE(early.move, kPass);
+  EXPECT_EQ(early.visits.back(), 0.0f);
+  p.move_number = 10;
+  SearchResult later = Mcts(net, o).Search(p);
+  EXPECT_EQ(later.move, kPass);
+  // With no legal point left, the pass stays allowed: black has filled the board but its
+  // own eyes (both single-point eyes: filling either is legal, but here they are suicide).
+  Position full = From("X.XXX\nXXXXX\nXXXXX\nXXXXX\nXXX.X\n", kWhite);
+  full.move_number = 0;
+  SearchResult only = Mcts(net, o).Search(full);
+  EXPECT_EQ(only.move, kPass);
+  EXPECT_GT(only.readouts, 0);
+}
+
 TEST(Mcts, VirtualLossSpreadsEachBatchOverDistinctLeaves) {
   ScoreEvaluator net;
   MctsOptions o;

@@ -73,12 +73,13 @@ TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const
 }
 
 double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
-                              const torch::Device& device, int64_t batch) {
+                              const torch::Device& device, int64_t batch, double* pass_fraction) {
+  if (pass_fraction != nullptr) *pass_fraction = 0.0;
   if (positions.empty()) return 0.0;
   torch::NoGradGuard no_grad;
   const bool was_training = net->is_training();
   net->eval();
-  int64_t correct = 0;
+  int64_t correct = 0, passes = 0;
   std::vector<go::Position> ps;
   for (size_t first = 0; first < positions.size(); first += static_cast<size_t>(batch)) {
     const size_t last = std::min(positions.size(), first + static_cast<size_t>(batch));
@@ -101,9 +102,11 @@ double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::Labelled
         if (row[idx] > row[best]) best = idx;
       }
       correct += best == go::Position::MoveIndex(positions[first + k].next.point, n);
+      passes += best == n * n;
     }
   }
   if (was_training) net->train();
+  if (pass_fraction != nullptr) *pass_fraction = static_cast<double>(passes) / static_cast<double>(positions.size());
   return static_cast<double>(correct) / static_cast<double>(positions.size());
 }
 

@@ -52,8 +52,9 @@ TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const
                          int64_t steps, int64_t batch, int history, std::mt19937_64& rng, const torch::Device& device);
 
 // Fraction of `positions` where the network's most likely legal move (pass included) is the
-// expert's move, evaluated in batches of `batch`.
+// expert's move, evaluated in batches of `batch`. With `pass_fraction`, also the fraction of
+// positions where that move is a pass (a policy that has collapsed onto passing shows here).
 double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
-                              const torch::Device& device, int64_t batch = 256);
+                              const torch::Device& device, int64_t batch = 256, double* pass_fraction = nullptr);
 
 }  // namespace trainbench::workloads

@@ -13,6 +13,10 @@
 #include "core/random.h"
 #include "data/parallel.h"
 #include "go/expert_games.h"
+#include "go/go_dataset.h"
+#include "go/gtp.h"
+#include "go/match.h"
+#include "go/rollout.h"
 #include "workloads/go_evaluator.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/torch_util.h"
@@ -58,6 +62,16 @@ class MiniGo : public train::Workload {
     sp_.mcts.dirichlet_alpha = static_cast<float>(d("dirichlet_alpha"));
     sp_.mcts.noise_fraction = static_cast<float>(d("noise_fraction"));
     sp_.mcts.temperature_moves = static_cast<int>(i("temperature_moves"));
+    sp_.mcts.pass_allowed_from_move = static_cast<int>(i("pass_allowed_from_move"));
+    playout_weight_ = d("playout_weight");
+    eval_readouts_ = static_cast<int>(i("eval_readouts"));
+    gnugo_games_ = static_cast<int>(i("gnugo_games"));
+    gnugo_every_ = std::max<int>(1, static_cast<int>(i("gnugo_every")));
+    gnugo_level_ = static_cast<int>(i("gnugo_level"));
+    gnugo_binary_ = c.at("gnugo_binary").get<std::string>();
+    gating_games_ = static_cast<int>(i("gating_games"));
+    gating_win_rate_ = d("gating_win_rate");
+    best_ = gating_games_ > 0 ? Snapshot(net_) : net_;
     rng_.seed(core::SeedFor(ctx.seed, "train"));
   }
 
@@ -76,24 +90,27 @@ class MiniGo : public train::Workload {
             {"selfplay_dirichlet_alpha", sp_.mcts.dirichlet_alpha},
             {"selfplay_noise_fraction", sp_.mcts.noise_fraction},
             {"selfplay_temperature_moves", sp_.mcts.temperature_moves},
+            {"selfplay_pass_allowed_from_move", sp_.mcts.pass_allowed_from_move},
+            {"selfplay_playout_weight", playout_weight_},
             {"train_steps_per_generation", train_steps_},
             {"train_window_generations", window_generations_},
-            {"komi", komi_}};
+            {"komi", komi_},
+            {"eval_readouts", eval_readouts_},
+            {"eval_gnugo_games", gnugo_games_},
+            {"eval_gnugo_every", gnugo_every_},
+            {"eval_gnugo_level", gnugo_level_},
+            {"gating_games", gating_games_},
+            {"gating_win_rate", gating_win_rate_}};
   }
 
   int64_t GlobalBatchSize() const override { return batch_; }
   Json RuntimeProvenance() const override { return TorchProvenance(device_); }
 
   void LoadData() override {
-    const fs::path dir = fs::path(ctx_.data_dir) / "test";
-    if (!fs::is_directory(dir)) throw core::FileError(dir.string(), 0, "held-out expert games folder not found");
-    std::vector<std::string> files;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      if (e.path().extension() == ".sgf") files.push_back(e.path().string());
-    }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw core::FileError(dir.string(), 0, "no .sgf files");
-    eval_positions_ = go::PositionsOf(files);
+    // mini: the held-out GNU Go games of `prepare go` (<data>/test); full: every .sgf under the
+    // expert collection the user points to.
+    const std::string dir = scale_ == "mini" ? (fs::path(ctx_.data_dir) / "test").string() : ctx_.data_dir;
+    eval_positions_ = go::PositionsOf(go::SgfFilesUnder(dir));
     for (const auto& p : eval_positions_) {
       if (p.game.board().size() != size_) {
         throw core::Error(p.source + ": a " + std::to_string(p.game.board().size()) + "x" +
@@ -112,15 +129,17 @@ class MiniGo : public train::Workload {
     const int threads = std::max(1, ctx_.threads);
     std::vector<SelfPlayGame> played(static_cast<size_t>(games_));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
-    net_->eval();
+    best_->eval();
     at::set_num_threads(1);
     data::RunOnThreads(threads, [&](int t) {
       try {
-        GoNetEvaluator evaluator(net_, device_);
+        GoNetEvaluator evaluator(best_, device_);
         for (int g = t; g < games_; g += threads) {
           const uint64_t seed = core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
                                 static_cast<uint64_t>(g);
-          played[static_cast<size_t>(g)] = PlaySelfPlayGame(evaluator, sp_, seed);
+          go::PlayoutMixEvaluator mixed(evaluator, static_cast<float>(playout_weight_), seed ^ 0x5bd1e995u,
+                                        2 * size_ * size_);
+          played[static_cast<size_t>(g)] = PlaySelfPlayGame(mixed, sp_, seed);
         }
       } catch (...) {
         errors[static_cast<size_t>(t)] = std::current_exception();
@@ -131,9 +150,18 @@ class MiniGo : public train::Workload {
     }
     at::set_num_threads(threads);
     std::vector<GoSample> generation;
+    int64_t moves = 0, passes = 0, black_wins = 0, resigned = 0;
     for (auto& g : played) {
+      moves += static_cast<int64_t>(g.game.moves().size());
+      for (const auto& m : g.game.moves()) passes += m.point == go::kPass;
+      black_wins += g.game.Winner() == go::kBlack;
+      resigned += g.game.resigned() != go::kEmpty;
       for (auto& s : g.samples) generation.push_back(std::move(s));
     }
+    last_selfplay_ = Json{{"selfplay_mean_moves", static_cast<double>(moves) / games_},
+                          {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
+                          {"selfplay_black_wins", static_cast<double>(black_wins) / games_},
+                          {"selfplay_resigned", static_cast<double>(resigned) / games_}};
     generations_.push_back(std::move(generation));
     while (static_cast<int>(generations_.size()) > window_generations_) generations_.pop_front();
     std::deque<GoSample> window;
@@ -143,26 +171,139 @@ class MiniGo : public train::Workload {
       TrainStats st = TrainOnWindow(net_, *opt_, window, 1, batch_, go::Position::kHistory, rng_, device_);
       if (!control.OnStep(batch_, st.policy_loss + st.value_loss)) return;
     }
+    // 3. Gating (optional): the trained network becomes the self-play and evaluated network only
+    // if it wins gating_win_rate of gating_games against the current best, colours alternating.
+    if (gating_games_ <= 0) {
+      best_ = net_;
+      return;
+    }
+    const double rate = GatingWinRate(epoch);
+    last_gating_ = Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= gating_win_rate_}};
+    if (rate >= gating_win_rate_) best_ = Snapshot(net_);
   }
 
-  train::EvalResult Evaluate(int /*epoch*/) override {
+  train::EvalResult Evaluate(int epoch) override {
     train::EvalResult r;
-    r.value = MovePredictionAccuracy(net_, eval_positions_, go::Position::kHistory, device_);
+    double pass_fraction = 0;
+    r.value = MovePredictionAccuracy(best_, eval_positions_, go::Position::kHistory, device_, 256, &pass_fraction);
     r.samples = static_cast<int64_t>(eval_positions_.size());
     int64_t samples = 0;
     for (const auto& g : generations_) samples += static_cast<int64_t>(g.size());
-    r.extra = Json{{"window_samples", samples}};
+    r.extra = last_selfplay_;
+    r.extra["window_samples"] = samples;
+    r.extra["predicted_pass_fraction"] = pass_fraction;
+    for (const auto& [k, v] : last_gating_.items()) r.extra[k] = v;
+    if (gnugo_games_ > 0 && epoch % gnugo_every_ == 0) {
+      auto [wins, played] = GnuGoWins(epoch);
+      r.extra["gnugo_win_rate"] = static_cast<double>(wins) / played;
+      r.extra["gnugo_games"] = played;
+      r.extra["gnugo_level"] = gnugo_level_;
+    }
     return r;
   }
 
  private:
+  // A copy of `net` with its own parameters (the gating's new best).
+  models::GoNet Snapshot(const models::GoNet& net) const {
+    models::GoNet copy(net_options_);
+    copy->to(device_);
+    torch::NoGradGuard no_grad;
+    auto from = net->parameters(), to = copy->parameters();
+    for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
+    auto from_b = net->buffers(), to_b = copy->buffers();
+    for (size_t k = 0; k < from_b.size(); ++k) to_b[k].copy_(from_b[k]);
+    return copy;
+  }
+
+  // Our evaluation player: MCTS with `net` (no noise, the most visited move), the self-play's
+  // playout mixing, `eval_readouts` readouts. Seeded for the playouts.
+  struct Player {
+    Player(models::GoNet net, const torch::Device& device, const SelfPlayOptions& sp, int readouts, double playout_weight,
+           int size, uint64_t seed, int temperature_moves)
+        : evaluator(std::move(net), device),
+          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size),
+          mcts(mixed, [&] {
+            go::MctsOptions o = sp.mcts;
+            o.readouts = readouts;
+            o.root_noise = false;
+            o.temperature_moves = temperature_moves;
+            o.seed = seed;
+            return o;
+          }()) {}
+    int operator()(const go::Game& g, go::Color c) {
+      go::Position p = go::Position::Of(g);
+      p.to_play = c;
+      return mcts.Search(p).move;
+    }
+    GoNetEvaluator evaluator;
+    go::PlayoutMixEvaluator mixed;
+    go::Mcts mcts;
+  };
+
+  // Games of the best network against GNU Go (gnugo_level, a new GNU Go seed per game), ours
+  // black in the even games; returns (our wins, games). An opponent that fails, crashes or hangs
+  // throws an error naming the command and the answer, which aborts the run.
+  std::pair<int, int> GnuGoWins(int epoch) {
+    torch::NoGradGuard no_grad;
+    best_->eval();
+    at::set_num_threads(1);
+    int wins = 0;
+    for (int g = 0; g < gnugo_games_; ++g) {
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      go::GtpClient gnugo({gnugo_binary_, "--mode", "gtp", "--level", std::to_string(gnugo_level_), "--chinese-rules",
+                           "--seed", std::to_string(seed % 1000000007)},
+                          60);
+      Player ours(best_, device_, sp_, eval_readouts_, playout_weight_, size_, seed, 0);
+      const go::Color our_color = g % 2 == 0 ? go::kBlack : go::kWhite;
+      go::MatchOptions mo;
+      mo.size = size_;
+      mo.komi = komi_;
+      const go::Game game = go::PlayMatch(gnugo, std::ref(ours), our_color, mo);
+      wins += game.Winner() == our_color;
+    }
+    at::set_num_threads(std::max(1, ctx_.threads));
+    return {wins, gnugo_games_};
+  }
+
+  // Fraction of gating_games the trained network wins against the best one, colours
+  // alternating; the first temperature_moves moves are sampled so that the games differ.
+  double GatingWinRate(int epoch) {
+    torch::NoGradGuard no_grad;
+    net_->eval();
+    best_->eval();
+    at::set_num_threads(1);
+    int wins = 0;
+    for (int g = 0; g < gating_games_; ++g) {
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      Player candidate(net_, device_, sp_, eval_readouts_, playout_weight_, size_, seed, sp_.mcts.temperature_moves);
+      Player best(best_, device_, sp_, eval_readouts_, playout_weight_, size_, seed + 1, sp_.mcts.temperature_moves);
+      const go::Color candidate_color = g % 2 == 0 ? go::kBlack : go::kWhite;
+      go::Game game(size_, komi_);
+      const int limit = sp_.max_moves > 0 ? sp_.max_moves : 2 * size_ * size_;
+      while (!game.over() && static_cast<int>(game.moves().size()) < limit) {
+        const go::Color c = game.to_play();
+        const int move = c == candidate_color ? candidate(game, c) : best(game, c);
+        TB_CHECK(game.Play(go::Move{c, move}), "gating: the search chose an illegal move");
+      }
+      wins += game.Winner() == candidate_color;
+    }
+    net_->train();
+    at::set_num_threads(std::max(1, ctx_.threads));
+    return static_cast<double>(wins) / gating_games_;
+  }
+
   std::string scale_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   int size_ = 9;
-  double komi_ = 7.5, lr_ = 0, momentum_ = 0, weight_decay_ = 0;
+  double komi_ = 7.5, playout_weight_ = 0, lr_ = 0, momentum_ = 0, weight_decay_ = 0;
   models::GoNetOptions net_options_;
-  models::GoNet net_{nullptr};
+  models::GoNet net_{nullptr};   // trained every generation
+  models::GoNet best_{nullptr};  // plays self-play and is evaluated (net_ itself without gating)
+  int eval_readouts_ = 0, gnugo_games_ = 0, gnugo_every_ = 1, gnugo_level_ = 1, gating_games_ = 0;
+  double gating_win_rate_ = 0.55;
+  std::string gnugo_binary_;
+  Json last_gating_ = Json::object();
   std::optional<torch::optim::SGD> opt_;
   int games_ = 0, window_generations_ = 1;
   int64_t train_steps_ = 0, batch_ = 0;
@@ -170,6 +311,7 @@ class MiniGo : public train::Workload {
   std::mt19937_64 rng_;
   std::deque<std::vector<GoSample>> generations_;
   std::vector<go::LabelledPosition> eval_positions_;
+  Json last_selfplay_ = Json::object();  // statistics of the last generation's self-play games
 };
 
 }  // namespace

@@ -34,7 +34,9 @@ core::Json Config() {
                     {"value_fc", 8},     {"base_lr", 0.02},     {"momentum", 0.9},        {"weight_decay", 1e-4},
                     {"games_per_generation", 4}, {"train_steps", 20}, {"batch_size", 32}, {"window_generations", 2},
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
-                    {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6}};
+                    {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
+                    {"pass_allowed_from_move", 10}, {"playout_weight", 0.5},
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
 std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed) {
@@ -75,6 +77,78 @@ TEST(MiniGo, TwoGenerationsThenMovePrediction) {
   EXPECT_EQ(n, n2);
 }
 
+// Held-out games for the 5x5 tests: two GNU Go self-play games.
+std::string FiveByFiveData(const std::string& name) {
+  go::GnuGoOptions g;
+  g.size = 5;
+  const std::string data = ::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid());
+  std::filesystem::create_directories(data + "/test");
+  for (uint64_t s = 1; s <= 2; ++s) {
+    core::WriteFileAtomically(data + "/test/game" + std::to_string(s) + ".sgf",
+                              go::WriteSgf(go::GnuGoSelfPlay(g, s), "GNU Go", "GNU Go"));
+  }
+  return data;
+}
+
+TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
+  go::GnuGoOptions g;
+  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  const std::string data = FiveByFiveData("tb_minigo_gnugo");
+  train::RunContext ctx;
+  ctx.config = Config();
+  ctx.config["gating_games"] = 2;
+  ctx.config["gnugo_games"] = 2;
+  ctx.config["gnugo_every"] = 2;
+  ctx.config["gnugo_level"] = 0;
+  ctx.data_dir = data;
+  ctx.seed = 4;
+  ctx.threads = 2;
+  auto w = MakeMiniGo("mini");
+  w->Init(ctx);
+  w->LoadData();
+  Steps control;
+  w->TrainEpoch(1, control);
+  train::EvalResult r1 = w->Evaluate(1);
+  // Gating ran (2 games: the rate is 0, 0.5 or 1, accepted at >= 0.55); no GNU Go games at an
+  // odd evaluation with gnugo_every 2.
+  ASSERT_TRUE(r1.extra.contains("gating_win_rate"));
+  const double rate = r1.extra["gating_win_rate"].get<double>();
+  EXPECT_TRUE(rate == 0.0 || rate == 0.5 || rate == 1.0) << rate;
+  EXPECT_EQ(r1.extra["gating_accepted"].get<bool>(), rate >= 0.55);
+  EXPECT_FALSE(r1.extra.contains("gnugo_win_rate"));
+  w->TrainEpoch(2, control);
+  train::EvalResult r2 = w->Evaluate(2);
+  ASSERT_TRUE(r2.extra.contains("gnugo_win_rate"));
+  EXPECT_EQ(r2.extra["gnugo_games"].get<int>(), 2);
+  EXPECT_EQ(r2.extra["gnugo_level"].get<int>(), 0);
+  const double win = r2.extra["gnugo_win_rate"].get<double>();
+  EXPECT_GE(win, 0.0);
+  EXPECT_LE(win, 1.0);
+  std::filesystem::remove_all(data);
+}
+
+TEST(MiniGo, AFailingOpponentNamesTheCommand) {
+  go::GnuGoOptions g;
+  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  const std::string data = FiveByFiveData("tb_minigo_false");
+  train::RunContext ctx;
+  ctx.config = Config();
+  ctx.config["gnugo_games"] = 1;
+  ctx.config["gnugo_binary"] = "/bin/false";  // exits at once: the first GTP command fails
+  ctx.data_dir = data;
+  ctx.threads = 1;
+  auto w = MakeMiniGo("mini");
+  w->Init(ctx);
+  w->LoadData();
+  try {
+    w->Evaluate(1);
+    FAIL() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("boardsize"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(data);
+}
+
 TEST(MiniGo, MissingHeldOutGamesNameTheFolder) {
   train::RunContext ctx;
   ctx.config = Config();
@@ -85,7 +159,7 @@ TEST(MiniGo, MissingHeldOutGamesNameTheFolder) {
     w->LoadData();
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/go/test: held-out expert games folder not found"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/go/test: folder of .sgf games not found"), std::string::npos)
         << e.what();
   }
 }

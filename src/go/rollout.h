@@ -1,0 +1,35 @@
+// Random playouts as a second leaf evaluation, as AlphaGo (2016) mixed its value network with
+// fast rollouts: V = (1 - w) * v_network + w * z_playout. MiniGo (and the full scale) use the
+// network alone (w = 0); the mini scale mixes in light playouts so that a network trained for
+// minutes on a CPU still searches with a value that knows captures and territory from the
+// first generation (docs/go.md, "Calibration").
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "go/mcts.h"
+
+namespace trainbench::go {
+
+// Plays uniform random legal moves that do not fill the mover's own single-point eyes
+// (passing when none is left) from `p` until two passes or `max_moves` moves, then scores the
+// board (Tromp-Taylor, p.komi): +1 if the player to move in `p` wins, -1 if they lose, 0 tie.
+float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves);
+
+// Wraps `inner`: its priors unchanged, its value mixed with one playout per position.
+class PlayoutMixEvaluator : public Evaluator {
+ public:
+  PlayoutMixEvaluator(Evaluator& inner, float playout_weight, uint64_t seed, int max_moves)
+      : inner_(inner), weight_(playout_weight), max_moves_(max_moves), rng_(seed) {}
+  void Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) override;
+
+ private:
+  Evaluator& inner_;
+  float weight_;
+  int max_moves_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace trainbench::go
