@@ -85,8 +85,9 @@ GoDatasetSummary PrepareGoMini(const std::string& dir, const GoMiniOptions& o, s
     }
     const std::string diff = core::JsonFirstDifference(have, want);
     if (!diff.empty()) {
-      throw core::FileError(meta, 0, "describes another dataset (" + diff +
-                                         "); remove the folder to record it again, or pass --data for another folder");
+      throw core::FileError(meta, 0, "describes another dataset (" + diff + ": " + core::JsonValueAt(have, diff) +
+                                         " here, " + core::JsonValueAt(want, diff) +
+                                         " asked); remove the folder to record it again, or pass --data for another folder");
     }
     s = CheckExpertCollection(dir + "/test", o.size);
     if (s.games != o.games) {
