@@ -4,6 +4,8 @@
 // demand eval_accuracy >= the definition's quality_target, for successful runs.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "compliance/rules.h"
 #include "core/benchmark_def.h"
 
@@ -122,6 +124,43 @@ TEST(DefinitionsConsistency, ClosedTranslationModelsMatchTheDefinitions) {
     }
   }
   EXPECT_GE(checked, 20);
+}
+
+// The closed MiniGo rules fix the network, the search and the training per scale under the
+// workload's log names; each value they allow must be the definition's fixed reference value.
+TEST(DefinitionsConsistency, ClosedMiniGoSettingsMatchTheDefinition) {
+  const std::string root = TRAINBENCH_TEST_SRCDIR;
+  Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
+  const std::map<std::string, std::string> hp_of = {
+      {"opt_base_learning_rate", "base_lr"}, {"model_filters", "filters"}, {"model_blocks", "blocks"},
+      {"model_value_fc", "value_fc"}, {"selfplay_games_per_generation", "games_per_generation"},
+      {"selfplay_readouts", "readouts"}, {"selfplay_temperature_moves", "temperature_moves"},
+      {"selfplay_pass_allowed_from_move", "pass_allowed_from_move"}, {"selfplay_playout_weight", "playout_weight"},
+      {"train_steps_per_generation", "train_steps"}, {"train_window_generations", "window_generations"},
+      {"global_batch_size", "batch_size"}, {"gating_games", "gating_games"}, {"eval_readouts", "eval_readouts"},
+      {"eval_gnugo_level", "gnugo_level"}};
+  core::BenchmarkDef def = core::FindBenchmark(root + "/configs/benchmarks", "reinforcement_learning");
+  int checked = 0;
+  for (const auto& [scale, s] : def.scales) {
+    const auto* files = rs.Find("closed_minigo_" + scale + ".yaml");
+    ASSERT_NE(files, nullptr) << scale;
+    for (const auto& f : *files) {
+      for (const auto& r : f.rules) {
+        if (r.key == "trainbench_scale") continue;
+        auto it = hp_of.find(r.key);
+        ASSERT_NE(it, hp_of.end()) << scale << ": no hyperparameter known for " << r.key;
+        const auto* h = s.Find(it->second);
+        ASSERT_NE(h, nullptr) << scale << ": no hyperparameter " << it->second;
+        EXPECT_TRUE(h->closed_fixed) << scale << " " << it->second;
+        ASSERT_EQ(r.checks.size(), 1u) << r.key;
+        ASSERT_EQ(r.checks[0].kind, CheckKind::kOneOf) << r.key;
+        ASSERT_EQ(r.checks[0].values.size(), 1u) << r.key;
+        EXPECT_DOUBLE_EQ(r.checks[0].values[0].get<double>(), h->reference.get<double>()) << scale << " " << r.key;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * static_cast<int>(hp_of.size()));
 }
 
 }  // namespace
