@@ -110,7 +110,13 @@ class MiniGo : public train::Workload {
     // mini: the held-out GNU Go games of `prepare go` (<data>/test); full: every .sgf under the
     // expert collection the user points to.
     const std::string dir = scale_ == "mini" ? (fs::path(ctx_.data_dir) / "test").string() : ctx_.data_dir;
+    // The expert's board moves only: its passes (which end a game under Tromp-Taylor, once the
+    // board is settled) are left out, so a policy that collapses onto passing cannot score.
     eval_positions_ = go::PositionsOf(go::SgfFilesUnder(dir));
+    eval_positions_.erase(std::remove_if(eval_positions_.begin(), eval_positions_.end(),
+                                         [](const go::LabelledPosition& p) { return p.next.point == go::kPass; }),
+                          eval_positions_.end());
+    if (eval_positions_.empty()) throw core::FileError(dir, 0, "the games hold no move to predict");
     for (const auto& p : eval_positions_) {
       if (p.game.board().size() != size_) {
         throw core::Error(p.source + ": a " + std::to_string(p.game.board().size()) + "x" +
