@@ -14,6 +14,9 @@
 
 #include "core/atomic_file.h"
 #include "go/expert_games.h"
+#include "go/rollout.h"
+#include "go/features.h"
+#include "workloads/go_selfplay.h"
 #include "workloads/minigo.h"
 
 using namespace trainbench;
@@ -34,19 +37,22 @@ class Count : public train::TrainControl {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int generations = 10, threads = 2, eval_games = 20;
+  int generations = 10, threads = 2, eval_games = 20, teacher = 0;
+  std::string supervised;  // a folder of SGF games: train on all but the last fifth, test on it
   core::Json config = {{"board_size", 9},  {"komi", 7.5},        {"filters", 32},         {"blocks", 4},
                        {"value_fc", 64},   {"base_lr", 0.02},    {"momentum", 0.9},       {"weight_decay", 1e-4},
                        {"games_per_generation", 16}, {"train_steps", 100}, {"batch_size", 64}, {"window_generations", 4},
                        {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8},      {"c_puct", 1.5},
                        {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10},
-                       {"pass_allowed_from_move", 54}, {"playout_weight", 0.5},
+                       {"pass_allowed_from_move", 54}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
                        {"eval_readouts", 32}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--generations") generations = std::stoi(v);
     else if (a == "--threads") threads = std::stoi(v);
     else if (a == "--eval-games") eval_games = std::stoi(v);
+    else if (a == "--teacher") teacher = std::stoi(v);
+    else if (a == "--supervised") supervised = v;
     else if (a == "--set") {
       auto eq = v.find('=');
       std::string k = v.substr(0, eq), x = v.substr(eq + 1);
@@ -60,6 +66,41 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+ if (!supervised.empty()) {
+    // The ceiling of imitation: the same network trained directly on expert moves (one-hot
+    // policy targets, no value target), tested on held-out games of the same expert.
+    at::set_num_threads(threads);
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(supervised)) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    const size_t split = files.size() * 4 / 5;
+    auto train = go::PositionsOf({files.begin(), files.begin() + static_cast<long>(split)});
+    auto test = go::PositionsOf({files.begin() + static_cast<long>(split), files.end()});
+    const int n = config["board_size"].get<int>(), history = go::Position::kHistory;
+    std::deque<workloads::GoSample> window;
+    for (const auto& p : train) {
+      go::Position pos = go::Position::Of(p.game);
+      pos.to_play = p.next.color;
+      workloads::GoSample s;
+      s.planes.resize(static_cast<size_t>(go::FeaturePlanes(history)) * n * n);
+      go::WriteFeatures(pos, history, s.planes.data());
+      s.policy.assign(static_cast<size_t>(n * n + 1), 0.0f);
+      s.policy[static_cast<size_t>(go::Position::MoveIndex(p.next.point, n))] = 1.0f;
+      window.push_back(std::move(s));
+    }
+    models::GoNet net(models::GoNetOptions().board_size(n).filters(config["filters"].get<int>()).blocks(config["blocks"].get<int>()).value_fc(config["value_fc"].get<int>()));
+    torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(config["base_lr"].get<double>()).momentum(0.9).weight_decay(1e-4));
+    std::mt19937_64 rng(1);
+    std::printf("supervised: %zu training positions, %zu test positions\n", train.size(), test.size());
+    for (int round = 1; round <= generations; ++round) {
+      auto st = workloads::TrainOnWindow(net, opt, window, 100, config["batch_size"].get<int>(), history, rng, torch::kCPU);
+      std::printf("steps %4d  policy loss %.3f  test accuracy %.4f  train accuracy %.4f\n", round * 100, st.policy_loss,
+                  workloads::MovePredictionAccuracy(net, test, history, torch::kCPU),
+                  workloads::MovePredictionAccuracy(net, train, history, torch::kCPU));
+      std::fflush(stdout);
+    }
+    return 0;
+  }
   const std::string data = "/tmp/trainbench_minigo_bench_" + std::to_string(::getpid());
   std::filesystem::create_directories(data + "/test");
   go::GnuGoOptions g;
@@ -70,6 +111,37 @@ int main(int argc, char** argv) {
                               go::WriteSgf(go::GnuGoSelfPlay(g, 1000 + k), "GNU Go", "GNU Go"));
   }
   double gnugo_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (teacher > 0) {
+    // How often a search with no network at all (uniform priors, value from playouts only)
+    // plays GNU Go's move: what self-play's visit targets can teach at the start.
+    struct Uniform : go::Evaluator {
+      void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
+        out->assign(ps.size(), go::Evaluation{std::vector<float>(ps.empty() ? 0 : ps[0]->board.size() * ps[0]->board.size() + 1, 1.0f), 0.0f});
+      }
+    } uniform;
+    go::PlayoutMixEvaluator playouts(uniform, 1.0f, 7, 2 * config["board_size"].get<int>() * config["board_size"].get<int>());
+    go::MctsOptions mo;
+    mo.readouts = teacher;
+    mo.batch = config["mcts_batch"].get<int>();
+    mo.pass_allowed_from_move = config["pass_allowed_from_move"].get<int>();
+    go::Mcts mcts(playouts, mo);
+    std::vector<std::string> files;
+    for (int k = 1; k <= eval_games; ++k) files.push_back(data + "/test/g" + std::to_string(k) + ".sgf");
+    auto positions = go::PositionsOf(files);
+    int hit = 0, n = 0;
+    auto s0 = std::chrono::steady_clock::now();
+    for (const auto& p : positions) {
+      go::Position pos = go::Position::Of(p.game);
+      pos.to_play = p.next.color;
+      if (pos.over()) continue;
+      hit += mcts.Search(pos).move == p.next.point;
+      ++n;
+    }
+    std::printf("playout-only search, %d readouts: plays GNU Go's move in %d of %d positions (%.4f), %.1f s\n", teacher, hit,
+                n, static_cast<double>(hit) / n, std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
+    std::filesystem::remove_all(data);
+    return 0;
+  }
   train::RunContext ctx;
   ctx.config = config;
   ctx.data_dir = data;

@@ -136,6 +136,7 @@ TEST(DefinitionsConsistency, ClosedMiniGoSettingsMatchTheDefinition) {
       {"model_value_fc", "value_fc"}, {"selfplay_games_per_generation", "games_per_generation"},
       {"selfplay_readouts", "readouts"}, {"selfplay_temperature_moves", "temperature_moves"},
       {"selfplay_pass_allowed_from_move", "pass_allowed_from_move"}, {"selfplay_playout_weight", "playout_weight"},
+      {"train_value_target_q_weight", "value_target_q_weight"},
       {"train_steps_per_generation", "train_steps"}, {"train_window_generations", "window_generations"},
       {"global_batch_size", "batch_size"}, {"gating_games", "gating_games"}, {"eval_readouts", "eval_readouts"},
       {"eval_gnugo_level", "gnugo_level"}};

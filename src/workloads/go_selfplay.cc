@@ -21,6 +21,7 @@ SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o
     s.planes.resize(static_cast<size_t>(planes) * o.size * o.size);
     go::WriteFeatures(pos, o.history, s.planes.data());
     s.policy = r.visits;
+    s.value = r.root_value;  // q for now; mixed with the outcome below
     out.samples.push_back(std::move(s));
     movers.push_back(pos.to_play);
     TB_CHECK(out.game.Play(r.move), "self-play: the search chose an illegal move");
@@ -28,7 +29,8 @@ SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o
   }
   const go::Color winner = out.game.Winner();
   for (size_t k = 0; k < out.samples.size(); ++k) {
-    out.samples[k].value = winner == go::kEmpty ? 0.0f : (winner == movers[k] ? 1.0f : -1.0f);
+    const float z = winner == go::kEmpty ? 0.0f : (winner == movers[k] ? 1.0f : -1.0f);
+    out.samples[k].value = (1 - o.q_weight) * z + o.q_weight * out.samples[k].value;
   }
   return out;
 }

@@ -21,7 +21,7 @@ namespace trainbench::workloads {
 struct GoSample {
   std::vector<float> planes;  // FeaturePlanes(history) * N * N
   std::vector<float> policy;  // N * N + 1, sums to 1
-  float value = 0;            // outcome for the player to move: +1 win, -1 loss, 0 tie
+  float value = 0;            // the value target for the player to move (see SelfPlayOptions)
 };
 
 struct SelfPlayOptions {
@@ -30,6 +30,10 @@ struct SelfPlayOptions {
   int history = go::Position::kHistory;
   int max_moves = 0;  // 0: 2 * size * size
   go::MctsOptions mcts;  // root_noise and temperature_moves are used as given
+  // Value target = (1 - q_weight) * z + q_weight * q, z the game's outcome (+1 win, -1 loss, 0
+  // tie) and q the search's mean value at the root, both for the player to move. MiniGo trains
+  // on z alone (q_weight 0); averaging in q gives a target per position rather than one per game.
+  float q_weight = 0;
 };
 
 struct SelfPlayGame {

@@ -43,6 +43,21 @@ TEST(SelfPlay, GameSamplesCarryPolicyAndOutcome) {
   models::GoNet net2 = TinyNet(5);
   GoNetEvaluator e2(net2, torch::kCPU);
   EXPECT_EQ(PlaySelfPlayGame(e2, o, 7).game.moves(), g.game.moves());
+  // With q_weight 0.5 the same game's targets are halfway between the outcome and the search's
+  // root value: within 0.5 of half the outcome, and away from the outcome itself (it would be
+  // the outcome if q_weight were ignored).
+  o.q_weight = 0.5f;
+  torch::manual_seed(1);
+  models::GoNet net3 = TinyNet(5);
+  GoNetEvaluator e3(net3, torch::kCPU);
+  SelfPlayGame h = PlaySelfPlayGame(e3, o, 7);
+  ASSERT_EQ(h.game.moves(), g.game.moves());
+  size_t moved = 0;
+  for (size_t k = 0; k < h.samples.size(); ++k) {
+    EXPECT_LE(std::abs(h.samples[k].value - 0.5f * g.samples[k].value), 0.5f + 1e-6f) << k;
+    moved += std::abs(h.samples[k].value - g.samples[k].value) > 0.05f;
+  }
+  EXPECT_GT(moved, h.samples.size() / 2);
 }
 
 TEST(SelfPlay, TrainingOnSelfPlayLowersBothLosses) {

@@ -64,6 +64,7 @@ class MiniGo : public train::Workload {
     sp_.mcts.temperature_moves = static_cast<int>(i("temperature_moves"));
     sp_.mcts.pass_allowed_from_move = static_cast<int>(i("pass_allowed_from_move"));
     playout_weight_ = d("playout_weight");
+    sp_.q_weight = static_cast<float>(d("value_target_q_weight"));
     eval_readouts_ = static_cast<int>(i("eval_readouts"));
     gnugo_games_ = static_cast<int>(i("gnugo_games"));
     gnugo_every_ = std::max<int>(1, static_cast<int>(i("gnugo_every")));
@@ -92,6 +93,7 @@ class MiniGo : public train::Workload {
             {"selfplay_temperature_moves", sp_.mcts.temperature_moves},
             {"selfplay_pass_allowed_from_move", sp_.mcts.pass_allowed_from_move},
             {"selfplay_playout_weight", playout_weight_},
+            {"train_value_target_q_weight", sp_.q_weight},
             {"train_steps_per_generation", train_steps_},
             {"train_window_generations", window_generations_},
             {"komi", komi_},

@@ -35,7 +35,7 @@ core::Json Config() {
                     {"games_per_generation", 4}, {"train_steps", 20}, {"batch_size", 32}, {"window_generations", 2},
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
-                    {"pass_allowed_from_move", 10}, {"playout_weight", 0.5},
+                    {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
                     {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
