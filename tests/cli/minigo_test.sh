@@ -5,7 +5,9 @@
 #  2. an open run of a tiny configuration: two generations of self-play and training, move
 #     prediction each generation, games against GNU Go at the second; its log passes `check`;
 #  3. a closed run passes the closed rules; a log with another network fails them;
-#  4. bad input: a malformed SGF and an illegal move in a held-out game, an opponent that
+#  4. full scale on a small expert collection (nested folders): `prepare go --scale full` checks
+#     it and an open run of a tiny network evaluates on every game of it;
+#  5. bad input: a malformed SGF and an illegal move in a held-out game, an opponent that
 #     crashes and one that answers GTP errors: each ends the run as aborted with an error naming
 #     the file and line (or the command and the answer), and an earlier result is untouched.
 set -u
@@ -62,7 +64,29 @@ expect_grep "model_filters" "$W/check_changed.out" "names model_filters"
 expect_rc 2 $? "closed run with other readouts"
 expect_grep "readouts" "$W/closed_readouts.out" "names the key"
 
-# 4. Bad input. The earlier open result must stay as it is.
+# 4. Full scale: any folder of SGF games, searched recursively.
+F=$W/expert
+mkdir -p "$F/a/b"
+cp "$D/test/game_0001.sgf" "$D/test/game_0002.sgf" "$F/a/"
+cp "$D/test/game_0003.sgf" "$F/a/b/"
+"$TB" prepare go --scale full --data "$F" >"$W/prep_full.out" 2>&1
+expect_rc 0 $? "prepare go --scale full"
+expect_grep "3 9x9 games, [0-9]+ positions, every move legal" "$W/prep_full.out" "counts the collection"
+"$TB" run reinforcement_learning --scale full --division open --data "$F" --runs 1 --seed 3 --threads 2 --max-epochs 1 \
+  "${TINY[@]}" --set filters=8 --set blocks=1 --set train_steps=2 --set batch_size=16 --set gating_games=2 --set gnugo_games=0 \
+  --results "$W/full" --system testsys --no-progress >"$W/full.out" 2>&1
+expect_rc 1 $? "full-scale run (aborted by the epoch limit)"
+FL=$W/full/testsys/reinforcement_learning/result_1.txt
+expect_grep '"key": "trainbench_scale", "value": "full"' "$FL" "logs the full scale"
+expect_grep '"eval_accuracy".*"gating_win_rate": [0-9.]+, "gating_accepted": (true|false)' "$FL" "logs the gate"
+"$TB" check "$FL" >"$W/check_full.out" 2>&1
+expect_rc 0 $? "full-scale open check"
+printf '(;GM[1]FF[4]SZ[13];B[gg])\n' >"$F/a/b/big.sgf"
+"$TB" prepare go --scale full --data "$F" >"$W/prep_full_bad.out" 2>&1
+expect_rc 2 $? "prepare go --scale full with a 13x13 game"
+expect_grep "$F/a/b/big.sgf.*13x13" "$W/prep_full_bad.out" "names the file and its size"
+
+# 5. Bad input. The earlier open result must stay as it is.
 before=$(md5sum "$LOG")
 B=$W/bad
 cp -r "$D" "$B"
