@@ -1,8 +1,14 @@
 // Calibration probe for the MiniGo loop (issue #6): runs the workload for N generations on
 // held-out GNU Go games it records first, and prints per generation the self-play + training
-// time, the samples in the window and the move-prediction accuracy; then the self-play and
-// training rates. Settings are `--set key=value` over the defaults below.
-// Usage: minigo_bench [--generations N] [--threads T] [--eval-games G] [--set key=value ...]
+// time, the loss, the samples in the window, the move-prediction accuracy and the evaluation's
+// self-play statistics. Settings are `--set key=value` over the defaults below.
+// Two other modes bound what self-play can learn:
+//   --teacher R       how often a search with no network (uniform priors, one playout per
+//                     leaf, R readouts) plays GNU Go's move in the recorded games;
+//   --supervised DIR  the same network trained directly on the moves of 4/5 of DIR's SGF games
+//                     (one-hot targets, `--generations` x 100 steps), tested on the other 1/5.
+// Usage: minigo_bench [--generations N] [--threads T] [--eval-games G] [--teacher R]
+//                     [--supervised DIR] [--set key=value ...]
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
