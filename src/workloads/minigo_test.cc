@@ -58,25 +58,6 @@ std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t s
   return {r.value, r.samples};
 }
 
-TEST(MiniGo, TwoGenerationsThenMovePrediction) {
-  go::GnuGoOptions g;
-  g.size = 5;
-  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
-  const std::string data = ::testing::TempDir() + "/tb_minigo_" + std::to_string(::getpid());
-  std::filesystem::create_directories(data + "/test");
-  for (uint64_t s = 1; s <= 2; ++s) {
-    core::WriteFileAtomically(data + "/test/game" + std::to_string(s) + ".sgf",
-                              go::WriteSgf(go::GnuGoSelfPlay(g, s), "GNU Go", "GNU Go"));
-  }
-  auto [acc, n] = RunTwoGenerations(data, 9);
-  EXPECT_GT(n, 10);
-  EXPECT_GE(acc, 0.0);
-  EXPECT_LE(acc, 1.0);
-  auto [acc2, n2] = RunTwoGenerations(data, 9);
-  EXPECT_EQ(acc, acc2) << "same seed, same run";
-  EXPECT_EQ(n, n2);
-}
-
 // Held-out games for the 5x5 tests: two GNU Go self-play games.
 std::string FiveByFiveData(const std::string& name) {
   go::GnuGoOptions g;
@@ -88,6 +69,20 @@ std::string FiveByFiveData(const std::string& name) {
                               go::WriteSgf(go::GnuGoSelfPlay(g, s), "GNU Go", "GNU Go"));
   }
   return data;
+}
+
+TEST(MiniGo, TwoGenerationsThenMovePrediction) {
+  go::GnuGoOptions g;
+  g.size = 5;
+  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  const std::string data = FiveByFiveData("tb_minigo");
+  auto [acc, n] = RunTwoGenerations(data, 9);
+  EXPECT_GT(n, 10);
+  EXPECT_GE(acc, 0.0);
+  EXPECT_LE(acc, 1.0);
+  auto [acc2, n2] = RunTwoGenerations(data, 9);
+  EXPECT_EQ(acc, acc2) << "same seed, same run";
+  EXPECT_EQ(n, n2);
 }
 
 TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
