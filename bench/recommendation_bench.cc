@@ -26,6 +26,7 @@
 #include "data/synthetic_ratings.h"
 #include "models/neumf.h"
 #include "workloads/ranking_metrics.h"
+#include "workloads/torch_util.h"
 
 using namespace trainbench;
 
@@ -45,7 +46,7 @@ std::vector<int64_t> ParseList(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2, steps = 200;
+  int threads = 2, steps = 200, blas_threads = 0;
   int64_t batch = 2048, mf_dim = 64, eval_pairs = 1 << 18;
   std::string layers_s = "256,256,128,64", data_dir;
   data::SyntheticRatingsOptions g;
@@ -60,12 +61,14 @@ int main(int argc, char** argv) {
     else if (a == "--batch") batch = std::stoll(v);
     else if (a == "--eval-pairs") eval_pairs = std::stoll(v);
     else if (a == "--data") data_dir = v;
+    else if (a == "--blas-threads") blas_threads = std::stoi(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
     }
   }
   at::set_num_threads(threads);
+  if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
   torch::manual_seed(1);
   const std::vector<int64_t> layers = ParseList(layers_s);
 
@@ -148,10 +151,10 @@ int main(int argc, char** argv) {
   m->eval();
   torch::NoGradGuard ng;
   const int64_t chunk = std::max<int64_t>(1, eval_pairs / c);
-  auto run_eval = [&](bool factorised) {
+  auto run_eval = [&](bool factorised, const models::NeuMFScorerOptions& so, const char* name) {
     workloads::RankingSums sums;
     auto a = Clock::now();
-    const models::NeuMFScorer scorer(m);
+    const models::NeuMFScorer scorer(m, so);
     for (int64_t b = 0; b < d.num_users; b += chunk) {
       const int64_t e = std::min(d.num_users, b + chunk);
       torch::Tensor u = torch::arange(b, e, torch::kInt64);
@@ -168,7 +171,7 @@ int main(int argc, char** argv) {
     const double gflops = 2.0 * pair_macs * static_cast<double>(d.num_users * c) / t / 1e9;
     std::printf("eval (%s): %.2f s for %lld users x %lld candidates (%.1f M pairs/s, %.1f GFLOP/s = %.0f%% of the fp32 peak), "
                 "HR@10 %.4f NDCG@10 %.4f\n",
-                factorised ? "factorised" : "pairwise forward", t, static_cast<long long>(d.num_users),
+                name, t, static_cast<long long>(d.num_users),
                 static_cast<long long>(c), d.num_users * c / t / 1e6, gflops, 100.0 * gflops / peak.fp32,
                 sums.hits / sums.users, sums.ndcg / sums.users);
     return t;
@@ -186,8 +189,45 @@ int main(int argc, char** argv) {
     }
     std::printf("baseline (item popularity): HR@10 %.4f NDCG@10 %.4f\n", sums.hits / sums.users, sums.ndcg / sums.users);
   }
-  const double tf = run_eval(true);
-  const double tp = run_eval(false);
-  std::printf("eval speed-up of the factorised scorer: %.2fx\n", tp / tf);
+  {
+    // The factorised scorer's parts on the first chunk of users, 5 repetitions.
+    const models::NeuMFScorer scorer(m);
+    const int64_t e = std::min(d.num_users, chunk);
+    torch::Tensor u = torch::arange(0, e, torch::kInt64);
+    torch::Tensor cs = candidates.slice(0, 0, e);
+    double tp[5] = {0, 0, 0, 0, 0};
+    for (int rep = 0; rep < 5; ++rep) {
+      auto a = Clock::now();
+      torch::Tensor flat = cs.reshape({-1});
+      torch::Tensor h = torch::relu(scorer.item_hidden().index_select(0, flat).view({e, c, -1}) +
+                                    scorer.user_hidden().index_select(0, u).unsqueeze(1)).view({e * c, -1});
+      tp[0] += Seconds(a);
+      a = Clock::now();
+      for (size_t k = 1; k < m->mlp->size(); ++k) h = torch::relu((*m->mlp)[k]->as<torch::nn::Linear>()->forward(h));
+      tp[1] += Seconds(a);
+      a = Clock::now();
+      torch::Tensor s = scorer.Score(u, cs);
+      tp[2] += Seconds(a);
+      a = Clock::now();
+      workloads::RankingSums sums;
+      workloads::AccumulateRanking(s, 10, &sums);
+      tp[3] += Seconds(a);
+    }
+    auto b0 = Clock::now();
+    for (int rep = 0; rep < 5; ++rep) models::NeuMFScorer(m, models::NeuMFScorerOptions().fused_gather(true)).Score(u, cs);
+    const double t_fused = Seconds(b0) * 200;
+    std::printf("eval parts: whole Score with the fused gather %.1f ms (scorer set-up included)\n", t_fused);
+    std::printf("eval parts per chunk of %lld users (%lld pairs): gather+add+relu %.1f ms, MLP layers 2.. %.1f ms, "
+                "whole Score %.1f ms, ranking %.1f ms\n",
+                static_cast<long long>(e), static_cast<long long>(e * c), 200 * tp[0], 200 * tp[1], 200 * tp[2], 200 * tp[3]);
+  }
+  const double tf = run_eval(true, {}, "factorised");
+  const double tg = run_eval(true, models::NeuMFScorerOptions().fused_gather(true), "factorised, fused gather");
+  const double tb = run_eval(true, models::NeuMFScorerOptions().fused_gather(true).mlp_dtype(torch::kBFloat16),
+                             "factorised, fused gather, bf16 MLP");
+  const double tp = run_eval(false, {}, "pairwise forward");
+  std::printf("eval speed-ups: factorised scorer %.2fx over the pairwise forward; fused gather %.2fx over the "
+              "factorised scorer; bf16 MLP layers a further %.2fx\n",
+              tp / tf, tf / tg, tg / tb);
   return 0;
 }

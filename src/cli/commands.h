@@ -41,6 +41,7 @@ struct RunOptions {
   std::string data_dir;         // empty: the definition's default
   std::string device = "cpu";
   std::vector<std::string> set;  // key=value hyperparameter overrides
+  std::string tuning;           // configs/tunings/<name>.yaml or a file: overrides applied before --set
   long long max_steps = -1;     // step budget per run (testing); -1: none
   int max_epochs = -1;          // epoch limit per run below the definition's (testing); -1: none
   bool progress = true;

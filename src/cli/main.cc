@@ -53,6 +53,9 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--data", run.data_dir, "Dataset directory (default: the definition's)");
   run_cmd->add_option("--device", run.device, "cpu or cuda[:N]")->capture_default_str();
   run_cmd->add_option("--set", run.set, "Hyperparameter override key=value (repeatable)");
+  run_cmd->add_option("--tuning", run.tuning,
+                      "System tuning: a name under configs/tunings (e.g. optimized) or a YAML file; its settings "
+                      "for this benchmark apply before --set (docs/performance.md)");
   run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)");
   run_cmd->add_option("--max-epochs", run.max_epochs, "Epoch limit per run below the definition's, for tests and probes (a run that has not converged by then ends aborted)")
       ->check(CLI::PositiveNumber);

@@ -30,6 +30,7 @@
 #include "core/mllog.h"
 #include "core/mllog_keys.h"
 #include "core/paths.h"
+#include "core/tuning.h"
 #include "dist/connect.h"
 #include "dist/rendezvous.h"
 #include "train/harness.h"
@@ -97,6 +98,7 @@ struct RunPlan {
   std::string data_dir;
   int threads = 1;
   dist::Rendezvous rendezvous;  // master_port: the store's actual port
+  std::optional<core::Tuning> tuning;
 };
 
 // Runs in the forked worker. Never returns.
@@ -134,6 +136,7 @@ struct RunPlan {
     req["scale"] = o.scale;
     req["division"] = o.division;
     if (o.seed >= 0) req["seed"] = o.seed;
+    if (p.tuning) req["tuning"] = Json{{"name", p.tuning->name}, {"path", p.tuning->path}};
     if (o.threads > 0) req["threads"] = o.threads;
     req["loader_threads"] = o.loader_threads;
     req["device"] = o.device;
@@ -364,7 +367,18 @@ int RunRun(const RunOptions& o) {
   p.def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
   p.scale = &p.def.Scale(o.scale);
   p.division = core::ParseDivision(o.division);
-  p.config = core::ResolveConfig(*p.scale, core::ParseOverrides(o.set), p.division);
+  std::map<std::string, std::string> overrides;
+  if (!o.tuning.empty()) {
+    p.tuning = core::LoadTuning(o.tuning, p.def.name, o.scale);
+    overrides = p.tuning->overrides;
+  }
+  for (const auto& [k, v] : core::ParseOverrides(o.set)) overrides[k] = v;  // --set wins
+  try {
+    p.config = core::ResolveConfig(*p.scale, overrides, p.division);
+  } catch (const core::Error& e) {
+    if (!p.tuning) throw;
+    throw core::Error(std::string(e.what()) + " (with tuning " + p.tuning->path + ")");
+  }
   if (o.runs < 0) throw core::Error("--runs must be >= 1");
   if (o.threads < 0) throw core::Error("--threads must be >= 1");
   if (o.loader_threads < 0) throw core::Error("--loader-threads must be >= 0");

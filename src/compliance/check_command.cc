@@ -7,6 +7,7 @@
 #include "compliance/checker.h"
 #include "compliance/rules.h"
 #include "core/error.h"
+#include "core/strings.h"
 
 namespace trainbench::compliance {
 
@@ -14,10 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::EndsWith;
 
 bool IsResultFileName(const std::string& name) {
   if (EndsWith(name, ".part") || name.find(".tmp.") != std::string::npos) return false;

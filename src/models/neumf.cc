@@ -1,5 +1,7 @@
 #include "models/neumf.h"
 
+#include <ATen/Parallel.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -58,8 +60,55 @@ torch::Tensor NeuMFImpl::forward(const torch::Tensor& users, const torch::Tensor
   return final(torch::cat({gmf, x}, 1)).squeeze(1);
 }
 
-NeuMFScorer::NeuMFScorer(NeuMF& model) : model_(model) {
+namespace {
+
+// out[p, :] = relu(item_hidden[items[p], :] + user_hidden[users[p / c], :]) in out's dtype (float
+// or bf16), and gmf[p] = <mf_item[items[p], :], user_gmf[users[p / c], :]>, for the b x c pairs.
+template <typename Out>
+void GatherAddReluGmf(const torch::Tensor& user_hidden, const torch::Tensor& item_hidden, const torch::Tensor& user_gmf,
+                      const torch::Tensor& mf_item, const torch::Tensor& users, const torch::Tensor& items,
+                      torch::Tensor& out, torch::Tensor& gmf) {
+  const int64_t c = items.size(1), n = items.numel(), h = item_hidden.size(1), f = mf_item.size(1);
+  const int64_t num_items = item_hidden.size(0), num_users = user_hidden.size(0);
+  const float* uh = user_hidden.data_ptr<float>();
+  const float* ih = item_hidden.data_ptr<float>();
+  const float* ug = user_gmf.data_ptr<float>();
+  const float* mi = mf_item.data_ptr<float>();
+  const int64_t* us = users.data_ptr<int64_t>();
+  const int64_t* it = items.data_ptr<int64_t>();
+  Out* o = out.data_ptr<Out>();
+  float* g = gmf.data_ptr<float>();
+  at::parallel_for(0, n, 1024, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t u = us[p / c], i = it[p];
+      TORCH_CHECK(u >= 0 && u < num_users && i >= 0 && i < num_items, "NeuMFScorer: pair ", p, " (user ", u,
+                  ", item ", i, ") is out of range (", num_users, " users, ", num_items, " items)");
+      const float* a = ih + i * h;
+      const float* b = uh + u * h;
+      Out* dst = o + p * h;
+      for (int64_t j = 0; j < h; ++j) {
+        const float v = a[j] + b[j];
+        dst[j] = static_cast<Out>(v > 0.0f ? v : 0.0f);
+      }
+      const float* x = mi + i * f;
+      const float* y = ug + u * f;
+      float s = 0.0f;
+      for (int64_t j = 0; j < f; ++j) s += x[j] * y[j];
+      g[p] = s;
+    }
+  });
+}
+
+}  // namespace
+
+NeuMFScorer::NeuMFScorer(NeuMF& model, const NeuMFScorerOptions& options) : model_(model), options_(options) {
   torch::NoGradGuard g;
+  TORCH_CHECK(options.mlp_dtype() == torch::kFloat32 || options.mlp_dtype() == torch::kBFloat16,
+              "NeuMFScorer: mlp_dtype must be float32 or bfloat16");
+  for (size_t k = 1; k < model->mlp->size(); ++k) {
+    auto* l = (*model->mlp)[k]->as<torch::nn::Linear>();
+    mlp_.emplace_back(l->weight.to(options.mlp_dtype()), l->bias.to(options.mlp_dtype()));
+  }
   const int64_t half = model->options().mlp_layer_sizes()[0] / 2;
   const int64_t mf = model->options().mf_dim();
   auto* first = (*model->mlp)[0]->as<torch::nn::Linear>();
@@ -74,17 +123,31 @@ NeuMFScorer::NeuMFScorer(NeuMF& model) : model_(model) {
 torch::Tensor NeuMFScorer::Score(const torch::Tensor& users, const torch::Tensor& items) const {
   torch::NoGradGuard g;
   const int64_t b = items.size(0), c = items.size(1);
-  torch::Tensor flat = items.reshape({-1});
-  torch::Tensor x = torch::relu(item_hidden_.index_select(0, flat).view({b, c, -1}) +
-                                user_hidden_.index_select(0, users).unsqueeze(1))
-                        .view({b * c, -1});
-  for (size_t k = 1; k < model_->mlp->size(); ++k) {
-    x = torch::relu((*model_->mlp)[k]->as<torch::nn::Linear>()->forward(x));
+  TORCH_CHECK(users.size(0) == b, "NeuMFScorer: ", users.size(0), " users for ", b, " rows of candidates");
+  torch::Tensor x, gmf;
+  const torch::Tensor& mf_item = model_->mf_item_embed->weight;
+  if (options_.fused_gather() && item_hidden_.is_cpu() && item_hidden_.scalar_type() == torch::kFloat32) {
+    const torch::Tensor u = users.to(torch::kInt64).contiguous(), it = items.to(torch::kInt64).contiguous();
+    const torch::Tensor ih = item_hidden_.contiguous(), uh = user_hidden_.contiguous();
+    const torch::Tensor ug = user_gmf_.contiguous(), mi = mf_item.contiguous();
+    x = torch::empty({b * c, ih.size(1)}, ih.options().dtype(options_.mlp_dtype()));
+    gmf = torch::empty({b, c}, ih.options());
+    if (options_.mlp_dtype() == torch::kBFloat16) {
+      GatherAddReluGmf<at::BFloat16>(uh, ih, ug, mi, u, it, x, gmf);
+    } else {
+      GatherAddReluGmf<float>(uh, ih, ug, mi, u, it, x, gmf);
+    }
+  } else {
+    torch::Tensor flat = items.reshape({-1});
+    x = torch::relu(item_hidden_.index_select(0, flat).view({b, c, -1}) + user_hidden_.index_select(0, users).unsqueeze(1))
+            .view({b * c, -1})
+            .to(options_.mlp_dtype());
+    // <mu * mi, w_g> = <mu * w_g, mi>: one batched dot product per pair.
+    torch::Tensor mi = mf_item.index_select(0, flat).view({b, c, -1});
+    gmf = torch::bmm(mi, user_gmf_.index_select(0, users).unsqueeze(2)).squeeze(2);
   }
-  // <mu * mi, w_g> = <mu * w_g, mi>: one batched dot product per pair.
-  torch::Tensor mi = model_->mf_item_embed->weight.index_select(0, flat).view({b, c, -1});
-  torch::Tensor gmf = torch::bmm(mi, user_gmf_.index_select(0, users).unsqueeze(2)).squeeze(2);
-  return torch::addmm(bias_, x, mlp_out_w_).view({b, c}) + gmf;
+  for (const auto& [w, bias] : mlp_) x = torch::relu(torch::linear(x, w, bias));
+  return torch::addmm(bias_, x.to(torch::kFloat32), mlp_out_w_).view({b, c}) + gmf;
 }
 
 }  // namespace trainbench::models

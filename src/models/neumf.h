@@ -51,15 +51,30 @@ TORCH_MODULE(NeuMF);
 
 // A snapshot of a NeuMF's weights prepared for scoring (see above). Build it after the last
 // weight update (it does not follow later updates), under NoGradGuard.
+struct NeuMFScorerOptions {
+  // One pass per (user, candidate) pair on the CPU that gathers both first-layer rows, adds and
+  // applies the ReLU, and computes the GMF dot product (instead of two table gathers, a broadcast
+  // add, a ReLU and a batched product, each a pass over memory). Same values; CPU float only (a
+  // CUDA model falls back to the tensor operations).
+  TORCH_ARG(bool, fused_gather) = false;
+  // The MLP layers after the first in this dtype (kFloat32 or kBFloat16: bf16 inputs and
+  // weights, fp32 accumulation inside the GEMM); the final layer and the GMF term stay fp32.
+  TORCH_ARG(torch::Dtype, mlp_dtype) = torch::kFloat32;
+};
+
 class NeuMFScorer {
  public:
-  explicit NeuMFScorer(NeuMF& model);
+  explicit NeuMFScorer(NeuMF& model, const NeuMFScorerOptions& options = {});
   // users: [B] indices; items: [B, C] candidate indices per user. Returns [B, C] logits, equal
   // (to float rounding) to model->forward() on every (user, candidate) pair.
   torch::Tensor Score(const torch::Tensor& users, const torch::Tensor& items) const;
+  const torch::Tensor& user_hidden() const { return user_hidden_; }
+  const torch::Tensor& item_hidden() const { return item_hidden_; }
 
  private:
   NeuMF model_;
+  NeuMFScorerOptions options_;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> mlp_;  // layers 2..: (weight, bias) in mlp_dtype
   torch::Tensor user_hidden_;  // [U, h1]: W1_user . mlp_user_embed + b1
   torch::Tensor item_hidden_;  // [I, h1]: W1_item . mlp_item_embed
   torch::Tensor user_gmf_;     // [U, mf]: mf_user_embed * final.weight[:mf]

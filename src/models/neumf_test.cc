@@ -52,6 +52,42 @@ TEST(NeuMFTest, FactorisedScoreEqualsForwardOnEveryPair) {
   EXPECT_TRUE(torch::allclose(fast, slow, 1e-4, 1e-5)) << (fast - slow).abs().max().item<double>();
 }
 
+// The fused CPU gather (one pass per pair) gives the tensor operations' values; bf16 MLP layers
+// stay within bf16 rounding of them; an out-of-range candidate is an error naming the pair.
+TEST(NeuMFTest, FusedGatherAndBf16LayersScoreAsTheTensorOperations) {
+  torch::manual_seed(2);
+  NeuMF m(NeuMFOptions(30, 40).mf_dim(8).mlp_layer_sizes({16, 12, 6}));
+  {
+    torch::NoGradGuard g;
+    for (auto& t : m->parameters()) t.normal_(0.0, 0.5);
+  }
+  m->eval();
+  torch::NoGradGuard g;
+  torch::Tensor users = torch::tensor({3, 0, 29, 7, 12}, torch::kInt64);
+  torch::Tensor items = torch::randint(0, 40, {5, 37}, torch::kInt64);
+  const torch::Tensor plain = NeuMFScorer(m).Score(users, items);
+  const torch::Tensor fused = NeuMFScorer(m, NeuMFScorerOptions().fused_gather(true)).Score(users, items);
+  ASSERT_EQ(fused.sizes(), plain.sizes());
+  EXPECT_TRUE(torch::allclose(fused, plain, 1e-5, 1e-5)) << (fused - plain).abs().max().item<double>();
+  for (bool f : {false, true}) {
+    const torch::Tensor bf =
+        NeuMFScorer(m, NeuMFScorerOptions().fused_gather(f).mlp_dtype(torch::kBFloat16)).Score(users, items);
+    EXPECT_EQ(bf.scalar_type(), torch::kFloat32);
+    const double err = (bf - plain).abs().max().item<double>();
+    const double scale = plain.abs().max().item<double>();
+    EXPECT_LT(err, 0.03 * scale) << "fused " << f;  // bf16 keeps 8 bits of mantissa
+    EXPECT_GT(err, 0.0) << "fused " << f;           // the layers did run in bf16
+  }
+  torch::Tensor bad = items.clone();
+  bad[2][5] = 40;
+  try {
+    NeuMFScorer(m, NeuMFScorerOptions().fused_gather(true)).Score(users, bad);
+    FAIL() << "an item index past the table was accepted";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pair 79 (user 29, item 40) is out of range"), std::string::npos) << e.what();
+  }
+}
+
 TEST(NeuMFTest, RejectsOddFirstLayer) {
   EXPECT_THROW(NeuMF(NeuMFOptions(3, 3).mlp_layer_sizes({15, 8})), std::invalid_argument);
 }

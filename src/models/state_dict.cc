@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/sha256.h"
+#include "core/strings.h"
 
 namespace trainbench::models {
 namespace {
@@ -19,9 +20,7 @@ std::string ShapeString(const torch::Tensor& t) {
   return os.str();
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::EndsWith;
 
 // The first line of a c10::Error's message (the rest is a C++ backtrace).
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }

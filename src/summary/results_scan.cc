@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/strings.h"
 
 namespace trainbench::summary {
 
@@ -20,10 +21,7 @@ constexpr const char* kSystemsFolder = "systems";
 constexpr const char* kEntryJson = "entry.json";  // v0.5: results/<system>/entry.json
 constexpr const char* kDivisionField = "division";
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using core::EndsWith;
 
 std::vector<std::string> Components(const fs::path& p) {
   std::vector<std::string> out;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/random.h"
 #include "core/utf8.h"
+#include "core/strings.h"
 
 namespace trainbench::text {
 
@@ -29,9 +30,7 @@ core::Json MiniCorpusOptionsJson(const MiniCorpusOptions& o) {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
+using core::EndsWith;
 bool IsAsciiSpace(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }

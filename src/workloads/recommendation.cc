@@ -85,6 +85,14 @@ class Recommendation : public train::Workload {
     // on fewer threads than the evaluation's large batches (docs/performance.md).
     train_threads_ = static_cast<int>(c.at("train_threads").get<int64_t>());
     eval_threads_ = static_cast<int>(c.at("eval_threads").get<int64_t>());
+    blas_threads_ = static_cast<int>(c.at("blas_threads").get<int64_t>());
+    if (blas_threads_ > 0 && !SetBlasThreads(blas_threads_)) blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
+    scorer_options_.fused_gather(c.at("eval_fused_gather").get<bool>());
+    const std::string mlp_dtype = c.at("eval_mlp_dtype").get<std::string>();
+    if (mlp_dtype != "fp32" && mlp_dtype != "bf16") {
+      throw core::Error("configuration key \"eval_mlp_dtype\": expected fp32 or bf16, got \"" + mlp_dtype + "\"");
+    }
+    scorer_options_.mlp_dtype(mlp_dtype == "bf16" ? torch::kBFloat16 : torch::kFloat32);
     if (train_threads_ <= 0) train_threads_ = std::max(1, ctx.threads);
     if (eval_threads_ <= 0) eval_threads_ = std::max(1, ctx.threads);
     if (batch_size_ % ctx.world_size != 0) {
@@ -118,6 +126,9 @@ class Recommendation : public train::Workload {
     Json j = TorchProvenance(device_);
     j["train_intra_op_threads"] = train_threads_;
     j["eval_intra_op_threads"] = eval_threads_;
+    j["eval_fused_gather"] = scorer_options_.fused_gather();
+    j["eval_mlp_dtype"] = scorer_options_.mlp_dtype() == torch::kBFloat16 ? "bf16" : "fp32";
+    if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
   }
 
@@ -230,7 +241,7 @@ class Recommendation : public train::Workload {
     // This rank's users: a contiguous share; the sums are reduced over the ranks below.
     const int64_t first = nu * ctx_.rank / ctx_.world_size, last = nu * (ctx_.rank + 1) / ctx_.world_size;
     RankingSums sums;
-    const models::NeuMFScorer scorer(model_);
+    const models::NeuMFScorer scorer(model_, scorer_options_);
     for (int64_t b = first; b < last; b += chunk) {
       const int64_t e = std::min(last, b + chunk);
       torch::Tensor users = torch::arange(b, e, torch::TensorOptions().dtype(torch::kInt64).device(device_));
@@ -262,6 +273,9 @@ class Recommendation : public train::Workload {
   std::string opt_name_, sparse_users_;
   double lr_ = 0, beta1_ = 0, beta2_ = 0, eps_ = 0;
   int num_neg_ = 4, eval_neg_ = 999, min_ratings_ = 20, train_threads_ = 1, eval_threads_ = 1;
+  int blas_threads_ = 0;
+  std::string blas_note_;
+  models::NeuMFScorerOptions scorer_options_;
   uint64_t eval_seed_ = 0;
   std::vector<int64_t> layers_;
   data::LeaveOneOutDataset data_;

@@ -1,0 +1,63 @@
+#include "core/tuning.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.h"
+#include "core/paths.h"
+#include "core/strings.h"
+
+namespace trainbench::core {
+
+namespace {
+
+long LineOf(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+}  // namespace
+
+std::string TuningsDir() { return DataRoot() + "/configs/tunings"; }
+
+Tuning LoadTuning(const std::string& name, const std::string& benchmark, const std::string& scale) {
+  Tuning t;
+  const bool is_path = name.find('/') != std::string::npos || EndsWith(name, ".yaml");
+  t.path = is_path ? name : TuningsDir() + "/" + name + ".yaml";
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(t.path);
+  } catch (const YAML::BadFile&) {
+    throw FileError(t.path, 0, is_path ? "cannot open tuning file" : "no tuning named \"" + name + "\" (cannot open the file)");
+  } catch (const YAML::Exception& e) {
+    throw FileError(t.path, e.mark.line + 1, "invalid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw FileError(t.path, 0, "expected a YAML map at the top level");
+  if (!root["name"] || !root["name"].IsScalar()) throw FileError(t.path, LineOf(root), "key \"name\": expected a string");
+  t.name = root["name"].as<std::string>();
+  if (root["description"] && root["description"].IsScalar()) t.description = root["description"].as<std::string>();
+  const YAML::Node benches = root["benchmarks"];
+  if (!benches || !benches.IsMap()) throw FileError(t.path, LineOf(root), "key \"benchmarks\": expected a map");
+  std::string has;
+  for (const auto& b : benches) {
+    if (!b.second.IsMap()) {
+      throw FileError(t.path, LineOf(b.second), "benchmarks." + b.first.as<std::string>() + ": expected a map of scales");
+    }
+    for (const auto& s : b.second) has += (has.empty() ? "" : ", ") + b.first.as<std::string>() + " " + s.first.as<std::string>();
+  }
+  const YAML::Node settings = benches[benchmark] ? benches[benchmark][scale] : YAML::Node();
+  if (!settings) {
+    throw FileError(t.path, 0, "tuning \"" + t.name + "\" has no settings for " + benchmark + " " + scale +
+                                   " (it has: " + (has.empty() ? "none" : has) + ")");
+  }
+  if (!settings.IsMap()) {
+    throw FileError(t.path, LineOf(settings), "benchmarks." + benchmark + "." + scale + ": expected a map of key: value");
+  }
+  for (const auto& kv : settings) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kv.second.IsScalar()) {
+      throw FileError(t.path, LineOf(kv.second),
+                      "benchmarks." + benchmark + "." + scale + "." + key + ": expected a single value");
+    }
+    t.overrides[key] = kv.second.as<std::string>();
+  }
+  return t;
+}
+
+}  // namespace trainbench::core

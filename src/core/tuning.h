@@ -1,0 +1,34 @@
+// Tunings: named sets of configuration overrides for the system under test, kept as data in
+// configs/tunings/<name>.yaml (docs/performance.md). A tuning lists, per benchmark and scale,
+// key: value pairs that `trainbench run --tuning NAME` applies before any --set (a --set of the
+// same key wins). They are ordinary overrides: ResolveConfig checks each against the benchmark
+// definition and the division's rules, so a tuning cannot do what --set could not.
+//
+//   name: optimized
+//   description: ...
+//   benchmarks:
+//     recommendation:
+//       mini: {blas_threads: 1, eval_batch_pairs: 16384}
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace trainbench::core {
+
+struct Tuning {
+  std::string name;
+  std::string path;         // the file it was read from
+  std::string description;
+  std::map<std::string, std::string> overrides;  // for the benchmark and scale asked
+};
+
+// NAME: a file path (contains '/' or ends in .yaml), or a name under <data root>/configs/tunings.
+// Throws FileError naming the file and line for unreadable YAML, a value that is not a scalar, or
+// a tuning without settings for `benchmark` at `scale` (it lists the ones it has).
+Tuning LoadTuning(const std::string& name, const std::string& benchmark, const std::string& scale);
+
+// Where named tunings live: <data root>/configs/tunings.
+std::string TuningsDir();
+
+}  // namespace trainbench::core

@@ -1,0 +1,75 @@
+#include "core/tuning.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/error.h"
+
+namespace trainbench::core {
+namespace {
+
+std::string Write(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string ErrorOf(const std::string& path, const std::string& bench, const std::string& scale) {
+  try {
+    LoadTuning(path, bench, scale);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Tuning, ReadsTheSettingsOfOneBenchmarkAndScale) {
+  const std::string p = Write("t1.yaml",
+                              "name: fast\n"
+                              "description: two settings\n"
+                              "benchmarks:\n"
+                              "  recommendation:\n"
+                              "    mini: {blas_threads: 1, eval_fused_gather: true, eval_mlp_dtype: bf16}\n"
+                              "    full: {blas_threads: 2}\n"
+                              "  translation:\n"
+                              "    mini:\n"
+                              "      batch_tokens: 2048\n");
+  const Tuning t = LoadTuning(p, "recommendation", "mini");
+  EXPECT_EQ(t.name, "fast");
+  EXPECT_EQ(t.path, p);
+  EXPECT_EQ(t.description, "two settings");
+  EXPECT_EQ(t.overrides, (std::map<std::string, std::string>{
+                             {"blas_threads", "1"}, {"eval_fused_gather", "true"}, {"eval_mlp_dtype", "bf16"}}));
+  EXPECT_EQ(LoadTuning(p, "translation", "mini").overrides,
+            (std::map<std::string, std::string>{{"batch_tokens", "2048"}}));
+}
+
+TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
+  const std::string p = Write("t2.yaml",
+                              "name: fast\n"
+                              "benchmarks:\n"
+                              "  recommendation:\n"
+                              "    mini: {blas_threads: 1}\n");
+  EXPECT_EQ(ErrorOf(p, "recommendation", "full"),
+            p + ": tuning \"fast\" has no settings for recommendation full (it has: recommendation mini)");
+  const std::string nested = Write("t3.yaml",
+                                   "name: x\n"
+                                   "benchmarks:\n"
+                                   "  recommendation:\n"
+                                   "    mini:\n"
+                                   "      blas_threads: [1, 2]\n");
+  EXPECT_EQ(ErrorOf(nested, "recommendation", "mini"),
+            nested + ":5: benchmarks.recommendation.mini.blas_threads: expected a single value");
+  const std::string broken = Write("t4.yaml", "name: x\nbenchmarks: {a: [\n");
+  EXPECT_NE(ErrorOf(broken, "a", "mini").find(broken + ":3: invalid YAML"), std::string::npos)
+      << ErrorOf(broken, "a", "mini");
+  EXPECT_EQ(ErrorOf(testing::TempDir() + "/absent.yaml", "a", "mini"),
+            testing::TempDir() + "/absent.yaml: cannot open tuning file");
+  EXPECT_NE(ErrorOf("no-such-tuning", "a", "mini").find("no tuning named \"no-such-tuning\""), std::string::npos);
+  EXPECT_NE(ErrorOf(Write("t5.yaml", "benchmarks: {}\n"), "a", "mini").find("key \"name\": expected a string"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainbench::core
