@@ -18,6 +18,7 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "peak_flops.h"
 #include "data/leave_one_out.h"
@@ -25,6 +26,7 @@
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
 #include "models/neumf.h"
+#include "workloads/fused_adam.h"
 #include "workloads/ranking_metrics.h"
 #include "workloads/torch_util.h"
 
@@ -67,6 +69,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // The machine's peak, on all its cores with the BLAS library's default threads (before
+  // --threads and --blas-threads apply), so every configuration is measured against one peak.
+  at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
   if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
   torch::manual_seed(1);
@@ -135,14 +141,32 @@ int main(int argc, char** argv) {
   }
   const double t_train = Seconds(t0);
   const double sps = steps * batch / t_train;
-  const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
-  std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (%d threads)\n", peak.fp32, peak.bf16, threads);
+  std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (all %u logical CPUs)\n", peak.fp32, peak.bf16,
+              std::max(1u, std::thread::hardware_concurrency()));
   const double train_gflops = sps * 6 * mlp_macs / 1e9;
   std::printf("train_step: %.0f samples/s (%.1f ms/step: forward+backward %.1f ms, adam %.1f ms); "
               "MLP %.1f GFLOP/s = %.0f%% of the fp32 peak\n",
               sps, 1e3 * t_train / steps, 1e3 * t_fb / steps, 1e3 * t_opt / steps, train_gflops,
               100.0 * train_gflops / peak.fp32);
   std::printf("epoch estimate: %.1f s training + %.2f s sampling\n", ex.size() / sps, t_neg);
+  {
+    // The optimizer step alone, torch::optim::Adam against FusedAdam, on the model's gradients
+    // (alternating, 50 steps each; the weights move, which does not change the cost).
+    workloads::FusedAdam fused(m->parameters(), workloads::FusedAdamOptions{5e-4, 0.9, 0.999, 1e-8, 0.0});
+    double t_torch = 0, t_fused = 0;
+    int64_t numel = 0;
+    for (const auto& p : m->parameters()) numel += p.numel();
+    for (int s = 0; s < 50; ++s) {
+      auto a = Clock::now();
+      adam.step();
+      t_torch += Seconds(a);
+      a = Clock::now();
+      fused.Step();
+      t_fused += Seconds(a);
+    }
+    std::printf("adam_step: %.2f M parameters; torch::optim::Adam %.2f ms, FusedAdam %.2f ms per step (%.2fx)\n",
+                numel / 1e6, 1e3 * t_torch / 50, 1e3 * t_fused / 50, t_torch / t_fused);
+  }
 
   // Evaluation: the workload's factorised scorer over all users, and the plain forward.
   const int64_t c = 1 + d.eval_negatives;

@@ -395,8 +395,9 @@ int RunRun(const RunOptions& o) {
   const dist::Rendezvous& rv = p.rendezvous;
   const bool member = rv.mode == dist::LaunchMode::kMember;
   const bool writes_results = !member || rv.rank == 0;
-  // Fail before any run starts if the benchmark has no implementation at this scale.
-  workloads::CreateWorkload(p.def.name, p.scale->scale);
+  // Fail before any run starts if the benchmark has no implementation at this scale, or the
+  // configuration is one it refuses.
+  workloads::CreateWorkload(p.def.name, p.scale->scale)->CheckConfig(p.config.effective, o.device);
   const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
   const int local_procs = rv.mode == dist::LaunchMode::kLocal ? rv.world_size : 1;
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -41,8 +41,9 @@ Tuning LoadTuning(const std::string& name, const std::string& benchmark, const s
     }
     for (const auto& s : b.second) has += (has.empty() ? "" : ", ") + b.first.as<std::string>() + " " + s.first.as<std::string>();
   }
-  const YAML::Node settings = benches[benchmark] ? benches[benchmark][scale] : YAML::Node();
-  if (!settings) {
+  const YAML::Node of_benchmark = benches[benchmark];
+  const YAML::Node settings = of_benchmark && of_benchmark.IsMap() ? of_benchmark[scale] : YAML::Node();
+  if (!settings.IsDefined() || settings.IsNull()) {
     throw FileError(t.path, 0, "tuning \"" + t.name + "\" has no settings for " + benchmark + " " + scale +
                                    " (it has: " + (has.empty() ? "none" : has) + ")");
   }

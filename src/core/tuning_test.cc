@@ -53,6 +53,8 @@ TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
                               "    mini: {blas_threads: 1}\n");
   EXPECT_EQ(ErrorOf(p, "recommendation", "full"),
             p + ": tuning \"fast\" has no settings for recommendation full (it has: recommendation mini)");
+  EXPECT_EQ(ErrorOf(p, "translation", "mini"),
+            p + ": tuning \"fast\" has no settings for translation mini (it has: recommendation mini)");
   const std::string nested = Write("t3.yaml",
                                    "name: x\n"
                                    "benchmarks:\n"

@@ -63,6 +63,10 @@ struct EvalResult {
 class Workload {
  public:
   virtual ~Workload() = default;
+  // Checks of the resolved configuration that span keys or need the device (e.g. fp16 needs
+  // CUDA), run by `trainbench run` before any run starts, so that bad input ends with exit 2 and
+  // no log; Init applies them again. Throws core::Error naming the key. Cheap: no model, no data.
+  virtual void CheckConfig(const core::Json& /*config*/, const std::string& /*device*/) const {}
   virtual void Init(const RunContext& ctx) = 0;
   // MLLOG keys -> values (opt_name, sgd_opt_*, model_bn_span, ...), logged in this order.
   virtual std::vector<std::pair<std::string, core::Json>> LoggedHyperparameters() const = 0;

@@ -28,6 +28,10 @@ class ImageClassification : public train::Workload {
  public:
   explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
 
+  void CheckConfig(const Json& c, const std::string& device) const override {
+    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+  }
+
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
@@ -43,6 +47,11 @@ class ImageClassification : public train::Workload {
     poly_power_ = c.at("poly_power").get<double>();
     lars_eta_ = c.at("lars_eta").get<double>();
     label_smoothing_ = c.at("label_smoothing").get<double>();
+    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
+    channels_last_ = c.at("channels_last").get<bool>();
+    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
+      blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
+    }
     if (scale_ == "mini") {
       int64_t w = c.at("width").get<int64_t>();
       int64_t blocks = c.at("blocks_per_stage").get<int64_t>();
@@ -60,6 +69,8 @@ class ImageClassification : public train::Workload {
       train_samples_hint_ = 1281167;
     }
     model_->to(device_);
+    if (channels_last_) ToChannelsLast(*model_);
+    if (precision_ == torch::kFloat16) scaler_.emplace();
     group_ = RunGroup(ctx);
     if (batch_size_ % ctx.world_size != 0) {
       throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
@@ -105,7 +116,13 @@ class ImageClassification : public train::Workload {
 
   int64_t GlobalBatchSize() const override { return batch_size_; }
 
-  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+  Json RuntimeProvenance() const override {
+    Json j = TorchProvenance(device_);
+    j["precision"] = PrecisionName(precision_);
+    j["channels_last"] = channels_last_;
+    if (!blas_note_.empty()) j["blas_note"] = blas_note_;
+    return j;
+  }
 
   void LoadData() override {
     data::BatchLoaderOptions train_opts;
@@ -155,22 +172,24 @@ class ImageClassification : public train::Workload {
     model_->train();
     train_loader_->StartEpoch(epoch);
     while (auto batch = train_loader_->Next()) {
-      torch::Tensor x = BatchImages(*batch, device_);
+      torch::Tensor x = Input(*batch);
       torch::Tensor y = BatchLabels(*batch, device_);
       const double lr = schedule_(step_);
-      torch::Tensor logits = model_->forward(x);
-      torch::Tensor loss = torch::nn::functional::cross_entropy(
-          logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+      torch::Tensor loss;
+      {
+        AutocastScope autocast(device_, precision_);  // forward and loss; backward follows the casts
+        torch::Tensor logits = model_->forward(x);
+        loss = torch::nn::functional::cross_entropy(
+            logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+      }
       if (sgd_) {
         for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
         sgd_->zero_grad();
-        Backward(loss);
-        sgd_->step();
+        if (Backward(loss)) sgd_->step();
       } else {
         lars_->set_lr(lr);
         lars_->ZeroGrad();
-        Backward(loss);
-        lars_->Step();
+        if (Backward(loss)) lars_->Step();
       }
       ++step_;
       if (!ReportStep(control, loss, step_, 20, batch->size * ctx_.world_size)) return;
@@ -184,7 +203,8 @@ class ImageClassification : public train::Workload {
     eval_loader_->StartEpoch(0);
     int64_t correct = 0, seen = 0;
     while (auto batch = eval_loader_->Next()) {
-      torch::Tensor logits = model_->forward(BatchImages(*batch, device_));
+      AutocastScope autocast(device_, precision_);
+      torch::Tensor logits = model_->forward(Input(*batch));
       torch::Tensor pred = logits.argmax(1).slice(0, 0, batch->num_valid);
       torch::Tensor y = BatchLabels(*batch, device_).slice(0, 0, batch->num_valid);
       correct += pred.eq(y).sum().item<int64_t>();
@@ -199,11 +219,18 @@ class ImageClassification : public train::Workload {
   }
 
  private:
-  // Backward, with the gradients averaged over the ranks (overlapped with backward).
-  void Backward(const torch::Tensor& loss) {
+  // Backward, with the gradients averaged over the ranks (overlapped with backward). With fp16,
+  // through the loss scaler: false when the step must be skipped (inf/NaN gradients).
+  bool Backward(const torch::Tensor& loss) {
     if (reducer_) reducer_->Prepare();
-    loss.backward();
+    (scaler_ ? scaler_->Scale(loss) : loss).backward();
     if (reducer_) reducer_->Finish();
+    return !scaler_ || scaler_->UnscaleAndUpdate(model_->parameters());
+  }
+
+  torch::Tensor Input(const data::Batch& batch) const {
+    torch::Tensor x = BatchImages(batch, device_);
+    return channels_last_ ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
   }
 
   int64_t DecaySteps() const {
@@ -219,6 +246,10 @@ class ImageClassification : public train::Workload {
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
   std::optional<Lars> lars_;
+  std::optional<LossScaler> scaler_;
+  torch::Dtype precision_ = torch::kFloat32;
+  bool channels_last_ = false;
+  std::string blas_note_;
   PolyWarmupSchedule schedule_;
   int64_t step_ = 0;
   int64_t batch_size_ = 0, train_samples_hint_ = 0;

@@ -13,6 +13,7 @@
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
 #include "models/neumf.h"
+#include "workloads/fused_adam.h"
 #include "workloads/lazy_adam.h"
 #include "workloads/ranking_metrics.h"
 #include "workloads/torch_util.h"
@@ -55,6 +56,17 @@ class Recommendation : public train::Workload {
  public:
   explicit Recommendation(std::string scale) : scale_(std::move(scale)) {}
 
+  void CheckConfig(const Json& c, const std::string& /*device*/) const override {
+    const std::string opt = c.at("opt_name").get<std::string>();
+    if (c.at("fused_optimizer").get<bool>() && opt != "adam") {
+      throw core::Error("configuration key \"fused_optimizer\": true needs opt_name adam (got " + opt + ")");
+    }
+    const std::string mlp_dtype = c.at("eval_mlp_dtype").get<std::string>();
+    if (mlp_dtype != "fp32" && mlp_dtype != "bf16") {
+      throw core::Error("configuration key \"eval_mlp_dtype\": expected fp32 or bf16, got \"" + mlp_dtype + "\"");
+    }
+  }
+
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
@@ -87,12 +99,10 @@ class Recommendation : public train::Workload {
     eval_threads_ = static_cast<int>(c.at("eval_threads").get<int64_t>());
     blas_threads_ = static_cast<int>(c.at("blas_threads").get<int64_t>());
     if (blas_threads_ > 0 && !SetBlasThreads(blas_threads_)) blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
+    CheckConfig(c, ctx.device);
+    fused_optimizer_ = c.at("fused_optimizer").get<bool>();
     scorer_options_.fused_gather(c.at("eval_fused_gather").get<bool>());
-    const std::string mlp_dtype = c.at("eval_mlp_dtype").get<std::string>();
-    if (mlp_dtype != "fp32" && mlp_dtype != "bf16") {
-      throw core::Error("configuration key \"eval_mlp_dtype\": expected fp32 or bf16, got \"" + mlp_dtype + "\"");
-    }
-    scorer_options_.mlp_dtype(mlp_dtype == "bf16" ? torch::kBFloat16 : torch::kFloat32);
+    scorer_options_.mlp_dtype(c.at("eval_mlp_dtype").get<std::string>() == "bf16" ? torch::kBFloat16 : torch::kFloat32);
     if (train_threads_ <= 0) train_threads_ = std::max(1, ctx.threads);
     if (eval_threads_ <= 0) eval_threads_ = std::max(1, ctx.threads);
     if (batch_size_ % ctx.world_size != 0) {
@@ -126,6 +136,7 @@ class Recommendation : public train::Workload {
     Json j = TorchProvenance(device_);
     j["train_intra_op_threads"] = train_threads_;
     j["eval_intra_op_threads"] = eval_threads_;
+    j["fused_optimizer"] = fused_optimizer_;
     j["eval_fused_gather"] = scorer_options_.fused_gather();
     j["eval_mlp_dtype"] = scorer_options_.mlp_dtype() == torch::kBFloat16 ? "bf16" : "fp32";
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
@@ -171,6 +182,8 @@ class Recommendation : public train::Workload {
     reducer_ = MakeDataParallel(group_, *model_, sparse);
     if (opt_name_ == "lazy_adam") {
       lazy_adam_.emplace(model_->parameters(), LazyAdamOptions{lr_, beta1_, beta2_, eps_});
+    } else if (fused_optimizer_) {
+      fused_adam_.emplace(model_->parameters(), FusedAdamOptions{lr_, beta1_, beta2_, eps_, 0.0});
     } else {
       adam_.emplace(model_->parameters(),
                     torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(eps_).weight_decay(0));
@@ -215,6 +228,8 @@ class Recommendation : public train::Workload {
       torch::Tensor scaled = w == 1 ? loss : loss * (static_cast<double>((hi - lo) * w) / len);
       if (adam_) {
         adam_->zero_grad();
+      } else if (fused_adam_) {
+        fused_adam_->ZeroGrad();
       } else {
         lazy_adam_->ZeroGrad();
       }
@@ -223,6 +238,8 @@ class Recommendation : public train::Workload {
       if (reducer_) reducer_->Finish();
       if (adam_) {
         adam_->step();
+      } else if (fused_adam_) {
+        fused_adam_->Step();
       } else {
         lazy_adam_->Step();
       }
@@ -286,6 +303,8 @@ class Recommendation : public train::Workload {
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::Adam> adam_;
   std::optional<LazyAdam> lazy_adam_;
+  std::optional<FusedAdam> fused_adam_;
+  bool fused_optimizer_ = false;
   torch::Tensor candidates_;
 };
 

@@ -64,6 +64,34 @@ expect_grep '"key": "eval_accuracy"' "$LAZY" "lazy_adam run evaluated"
 "$TB" check "$LAZY" >"$W/lazy_check.out" 2>&1
 expect_rc 0 $? "check of the lazy_adam run"
 
+# --tuning: the shipped optimized settings plus the fused paths and bf16 evaluation; logged, checked.
+"$TB" run recommendation --data "$D" --runs 1 --seed 5 --threads 2 --max-steps 10 --tuning optimized \
+  --set fused_optimizer=true --set eval_fused_gather=true --set eval_mlp_dtype=bf16 \
+  --results "$W/tuned" --system testsys --no-progress >"$W/tuned.out" 2>&1
+expect_rc 1 $? "short tuned run (aborted by the step budget)"
+TUNED=$W/tuned/testsys/recommendation/result_1.txt
+expect_grep '"blas_threads": "1", "eval_batch_pairs": "16384", .*"tuning": \{"name": "optimized", "path": "[^"]*configs/tunings/optimized.yaml"\}' \
+  "$TUNED" "tuning and its overrides in the requested configuration"
+expect_grep '"fused_optimizer": true, "eval_fused_gather": true, "eval_mlp_dtype": "bf16"' "$TUNED" "fused paths in the provenance"
+expect_grep '"key": "eval_accuracy", "value": 0\.[0-9]+' "$TUNED" "tuned run evaluated"
+"$TB" check "$TUNED" >"$W/tuned_check.out" 2>&1
+expect_rc 0 $? "check of the tuned run"
+# A tuning is checked like --set: a key the closed division fixes is refused, naming the file.
+printf 'name: bad\nbenchmarks:\n  recommendation:\n    mini: {mf_dim: 8}\n' >"$W/bad_tuning.yaml"
+"$TB" run recommendation --data "$D" --runs 1 --tuning "$W/bad_tuning.yaml" --results "$W/bad" --no-progress >"$W/badt.out" 2>&1
+expect_rc 2 $? "closed run with a tuning that changes the model"
+expect_grep 'mf_dim.*(with tuning .*bad_tuning.yaml)' "$W/badt.out" "names the key and the tuning"
+printf 'name: other\nbenchmarks:\n  translation:\n    mini: {blas_threads: 1}\n' >"$W/other_tuning.yaml"
+"$TB" run recommendation --data "$D" --runs 1 --tuning "$W/other_tuning.yaml" --results "$W/bad" --no-progress >"$W/badt2.out" 2>&1
+expect_rc 2 $? "tuning without settings for the benchmark"
+expect_grep 'other_tuning.yaml: tuning "other" has no settings for recommendation mini \(it has: translation mini\)' \
+  "$W/badt2.out" "names the file and what it has"
+"$TB" run recommendation --data "$D" --runs 1 --set fused_optimizer=true --set opt_name=lazy_adam \
+  --results "$W/bad" --no-progress >"$W/badt3.out" 2>&1
+expect_rc 2 $? "fused optimizer with lazy_adam"
+expect_grep 'fused_optimizer.*needs opt_name adam' "$W/badt3.out" "names the key"
+[ ! -e "$W/bad/$(hostname)/recommendation/result_1.txt" ] || fail "a refused run wrote a log"
+
 # 3. The closed NCF rules, on one-defect copies of the log.
 variant() {  # variant <name> <sed expression> <rule that must fail>
   sed -E "$2" "$LOG" >"$W/$1.txt"
