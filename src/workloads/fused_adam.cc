@@ -1,6 +1,7 @@
 #include "workloads/fused_adam.h"
 
 #include "workloads/fused_adam_kernel.h"
+#include "workloads/lazy_adam.h"
 
 #include <ATen/Parallel.h>
 
@@ -66,10 +67,7 @@ void FusedAdam::Step() {
     // The same update with tensor operations.
     torch::Tensor g = g0.is_sparse() ? g0.to_dense() : g0;
     if (options_.weight_decay != 0) g = g.add(p, options_.weight_decay);
-    m_[k].mul_(b1).add_(g, 1.0 - b1);
-    v_[k].mul_(b2).addcmul_(g, g, 1.0 - b2);
-    torch::Tensor denom = (v_[k].sqrt() / bc2_sqrt).add_(options_.eps);
-    p.addcdiv_(m_[k], denom, -step_size);
+    AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, bc2_sqrt, step_size);
   }
   if (segs.empty()) return;
   const AdamCoefficients c{static_cast<float>(b1),

@@ -4,6 +4,14 @@
 
 namespace trainbench::workloads {
 
+void AdamDenseUpdate(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, torch::Tensor& v, double beta1,
+                     double beta2, double eps, double bc2_sqrt, double step_size) {
+  m.mul_(beta1).add_(g, 1.0 - beta1);
+  v.mul_(beta2).addcmul_(g, g, 1.0 - beta2);
+  torch::Tensor denom = (v.sqrt() / bc2_sqrt).add_(eps);
+  p.addcdiv_(m, denom, -step_size);
+}
+
 LazyAdam::LazyAdam(std::vector<torch::Tensor> params, LazyAdamOptions options)
     : params_(std::move(params)), options_(options) {
   for (const auto& p : params_) {
@@ -30,10 +38,7 @@ void LazyAdam::Step() {
     const torch::Tensor& g = p.grad();
     if (!g.defined()) continue;
     if (!g.is_sparse()) {
-      m_[k].mul_(b1).add_(g, 1.0 - b1);
-      v_[k].mul_(b2).addcmul_(g, g, 1.0 - b2);
-      torch::Tensor denom = (v_[k].sqrt() / bc2_sqrt).add_(options_.eps);
-      p.addcdiv_(m_[k], denom, -step_size);
+      AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, bc2_sqrt, step_size);
       continue;
     }
     // Sparse rows: coalesce (sums repeated rows), then update just those rows.

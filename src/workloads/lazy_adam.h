@@ -21,6 +21,12 @@ struct LazyAdamOptions {
   double eps = 1e-8;
 };
 
+// One dense Adam update of `p` from gradient `g` with moments `m`, `v`, in tensor operations
+// (PyTorch's formula above; `bc2_sqrt` = sqrt(1 - b2^t), `step_size` = lr / (1 - b1^t)). Shared by
+// LazyAdam's dense path and FusedAdam's fallback for tensors its fused loop does not take.
+void AdamDenseUpdate(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, torch::Tensor& v, double beta1,
+                     double beta2, double eps, double bc2_sqrt, double step_size);
+
 class LazyAdam {
  public:
   LazyAdam(std::vector<torch::Tensor> params, LazyAdamOptions options);
