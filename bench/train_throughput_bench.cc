@@ -7,7 +7,8 @@
 // plus the model's achieved GFLOP/s (3x forward MACs x 2 for training) and its fraction of the
 // machine's fp32 GEMM peak, measured by the same program (peak_flops.h, fp32 and bf16).
 // Usage: train_throughput_bench [--threads T] [--loader-threads L] [--steps N] [--width W]
-//        [--batch B] [--blas-threads N]
+//        [--batch B] [--blas-threads N] [--malloc-reuse 0|1]
+// --malloc-reuse is process-wide (core/malloc_reuse.h): compare two invocations, one after the other.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -17,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "core/malloc_reuse.h"
 #include "data/batch_loader.h"
 #include "data/fashion_mnist_dataset.h"
 #include "data/idx_reader.h"
@@ -35,7 +37,7 @@ double Seconds(std::chrono::steady_clock::time_point a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2, loader_threads = 1, steps = 60, width = 16, batch = 128, blas_threads = 0;
+  int threads = 2, loader_threads = 1, steps = 60, width = 16, batch = 128, blas_threads = 0, malloc_reuse = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     int v = std::atoi(argv[i + 1]);
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
     else if (a == "--width") width = v;
     else if (a == "--batch") batch = v;
     else if (a == "--blas-threads") blas_threads = v;
+    else if (a == "--malloc-reuse") malloc_reuse = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
   const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
   if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS: --blas-threads ignored\n");
+  if (malloc_reuse && !core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
   torch::manual_seed(1);
   models::ResNet net(models::ResNetOptions().in_channels(1).num_classes(10).bottleneck(false)
                          .imagenet_stem(false).blocks({1, 1, 1}).widths({width, 2 * width, 4 * width}));
@@ -66,8 +70,8 @@ int main(int argc, char** argv) {
     loss.backward();
     opt.step();
   };
-  std::printf("threads=%d loader_threads=%d batch=%d width=%d steps=%d blas_threads=%d\n", threads, loader_threads,
-              batch, width, steps, blas_threads);
+  std::printf("threads=%d loader_threads=%d batch=%d width=%d steps=%d blas_threads=%d malloc_reuse=%d\n", threads,
+              loader_threads, batch, width, steps, blas_threads, core::MallocReuseEnabled() ? 1 : 0);
 
   std::printf("peak         gemm_2048_fp32_gflop_per_s=%.1f  gemm_2048_bf16_gflop_per_s=%.1f\n", peak.fp32, peak.bf16);
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/fashion_mnist_dataset.h"
@@ -49,6 +50,7 @@ class ImageClassification : public train::Workload {
     label_smoothing_ = c.at("label_smoothing").get<double>();
     precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
     channels_last_ = c.at("channels_last").get<bool>();
+    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
@@ -177,10 +179,11 @@ class ImageClassification : public train::Workload {
       const double lr = schedule_(step_);
       torch::Tensor loss;
       {
-        AutocastScope autocast(device_, precision_);  // forward and loss; backward follows the casts
+        // Forward under autocast; the softmax and the loss in fp32. Backward follows the casts.
+        AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->forward(x);
         loss = torch::nn::functional::cross_entropy(
-            logits, y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+            logits.to(torch::kFloat), y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
       }
       if (sgd_) {
         for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);

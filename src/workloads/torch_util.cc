@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/malloc_reuse.h"
 #include "core/random.h"
 
 namespace trainbench::workloads {
@@ -170,6 +171,7 @@ core::Json TorchProvenance(const torch::Device& device) {
   j["libtorch_version"] = TORCH_VERSION;
   j["intra_op_threads"] = at::get_num_threads();
   j["blas_threads"] = BlasThreads();  // 0: the BLAS library's default
+  j["malloc_reuse"] = core::MallocReuseEnabled();
   j["device"] = device.str();
   j["parallel_info"] = at::get_parallel_info();
   j["mkldnn"] = at::hasMKLDNN();

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "core/utf8.h"
 #include "metrics/bleu.h"
@@ -19,6 +20,7 @@
 #include "text/parallel_corpus.h"
 #include "text/token_batching.h"
 #include "text/vocab.h"
+#include "workloads/fused_adam.h"
 #include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
@@ -41,10 +43,17 @@ class Translation : public train::Workload {
  public:
   Translation(std::string arch, std::string scale) : arch_(std::move(arch)), scale_(std::move(scale)) {}
 
+  void CheckConfig(const Json& c, const std::string& device) const override {
+    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+  }
+
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
+    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
+    if (precision_ == torch::kFloat16) scaler_.emplace();
+    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
@@ -103,8 +112,12 @@ class Translation : public train::Workload {
     module_->to(device_);
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *module_);
-    adam_.emplace(module_->parameters(),
-                  torch::optim::AdamOptions(base_lr_).betas({beta1_, beta2_}).eps(epsilon_));
+    if (c.at("fused_optimizer").get<bool>()) {
+      fused_adam_.emplace(module_->parameters(), FusedAdamOptions{base_lr_, beta1_, beta2_, epsilon_, 0.0});
+    } else {
+      adam_.emplace(module_->parameters(),
+                    torch::optim::AdamOptions(base_lr_).betas({beta1_, beta2_}).eps(epsilon_));
+    }
   }
 
   std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
@@ -145,6 +158,8 @@ class Translation : public train::Workload {
   int64_t GlobalBatchSize() const override { return batch_tokens_; }
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
+    j["precision"] = PrecisionName(precision_);
+    j["fused_optimizer"] = fused_adam_.has_value();
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
   }
@@ -213,19 +228,33 @@ class Translation : public train::Workload {
         tgt.push_back(&train_.target[static_cast<size_t>(i)]);
       }
       models::Seq2SeqBatch b = models::MakeSeq2SeqBatch(src, tgt);
-      torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
-      torch::Tensor loss = torch::nn::functional::cross_entropy(
-          logits.reshape({-1, logits.size(-1)}), b.tgt_out.to(device_).reshape({-1}),
-          torch::nn::functional::CrossEntropyFuncOptions().ignore_index(models::kPadId).label_smoothing(label_smoothing_));
+      torch::Tensor loss;
+      {
+        // Forward under autocast (its matrix products in bf16/fp16); the softmax and the loss in
+        // fp32, as the reference's mixed precision does. Backward follows the casts.
+        AutocastScope autocast(device_, precision_);
+        torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
+        loss = torch::nn::functional::cross_entropy(
+            logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), b.tgt_out.to(device_).reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions().ignore_index(models::kPadId).label_smoothing(label_smoothing_));
+      }
       ++step_;
       const double lr = LearningRate(step_);
-      for (auto& g : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
-      adam_->zero_grad();
+      if (fused_adam_) {
+        fused_adam_->set_lr(lr);
+        fused_adam_->ZeroGrad();
+      } else {
+        for (auto& g : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+        adam_->zero_grad();
+      }
       if (reducer_) reducer_->Prepare();
-      loss.backward();
+      (scaler_ ? scaler_->Scale(loss) : loss).backward();
       if (reducer_) reducer_->Finish();
-      if (grad_clip_ > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), grad_clip_);
-      adam_->step();
+      // fp16: unscaled first (the clip sees true gradients); a step with inf/NaN is skipped.
+      const bool apply = !scaler_ || scaler_->UnscaleAndUpdate(module_->parameters());
+      if (apply && grad_clip_ > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), grad_clip_);
+      if (apply && fused_adam_) fused_adam_->Step();
+      if (apply && adam_) adam_->step();
       if (!ReportStep(control, loss, step_, 10, global_sentences)) return;
     }
   }
@@ -239,7 +268,11 @@ class Translation : public train::Workload {
       const size_t end = std::min(eval_order_.size(), start + static_cast<size_t>(eval_batch_));
       std::vector<const std::vector<int32_t>*> src;
       for (size_t i = start; i < end; ++i) src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
-      const auto hyps = models::BeamSearch(*model_, models::MakeSourceBatch(src).to(device_), beam_);
+      std::vector<std::vector<int32_t>> hyps;
+      {
+        AutocastScope autocast(device_, precision_);
+        hyps = models::BeamSearch(*model_, models::MakeSourceBatch(src).to(device_), beam_);
+      }
       for (size_t i = start; i < end; ++i) {
         const std::string text = vocab_->Decode(hyps[i - start]);
         bleu.Add(core::DecodeUtf8(text), core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
@@ -287,6 +320,9 @@ class Translation : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::Adam> adam_;
+  std::optional<FusedAdam> fused_adam_;
+  std::optional<LossScaler> scaler_;
+  torch::Dtype precision_ = torch::kFloat32;
   int64_t vocab_size_ = 0, batch_tokens_ = 0, warmup_steps_ = 0, max_train_length_ = 0, eval_batch_ = 0, step_ = 0;
   int64_t dropped_long_ = 0;
   double base_lr_ = 0, beta1_ = 0, beta2_ = 0, epsilon_ = 0, label_smoothing_ = 0, grad_clip_ = 0;

@@ -44,13 +44,15 @@ sed 's/"status": "aborted"/"status": "success"/' "$LOG2" > "$W/forged.txt"
 expect_rc 1 $? "success below the 0.92 target"
 expect_grep 'eval_accuracy' "$W/check4.out" "failed rule names eval_accuracy"
 
-# Mixed precision and channels-last are closed-division options: logged in the provenance, passed.
+# Mixed precision, channels-last and malloc_reuse are closed-division options: logged in the
+# provenance, passed.
 "$TB" run image_classification --scale mini --runs 1 --seed 9 --threads 2 --max-steps 12 \
-  --set precision=bf16 --set channels_last=true --set blas_threads=1 \
+  --set precision=bf16 --set channels_last=true --set blas_threads=1 --set malloc_reuse=true \
   --results "$W/mixed" --system testsys --no-progress >"$W/mixed.out" 2>&1
 expect_rc 1 $? "bf16 channels-last run (aborted by the step budget)"
 MIXED=$W/mixed/testsys/image_classification/result_1.txt
 expect_grep '"precision": "bf16", "channels_last": true' "$MIXED" "precision and memory format in the provenance"
+expect_grep '"blas_threads": 1, "malloc_reuse": true' "$MIXED" "malloc_reuse in the provenance"
 expect_grep '"key": "eval_accuracy", "value": 0\.[0-9]+' "$MIXED" "bf16 run evaluated"
 "$TB" check "$MIXED" >"$W/mixed_check.out" 2>&1
 expect_rc 0 $? "check of the bf16 channels-last run"

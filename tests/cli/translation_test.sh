@@ -53,6 +53,21 @@ for b in translation rnn_translation; do
   "$TB" check "$LOG" >"$W/check_closed_$b.out" 2>&1
   expect_rc 0 $? "$b closed check"
 done
+# The system options (bf16 autocast, FusedAdam, malloc_reuse) are closed-legal: logged, passed.
+for b in translation rnn_translation; do
+  "$TB" run $b --data "$M" --runs 1 --seed 7 --threads 2 --max-steps 2 \
+    --set precision=bf16 --set fused_optimizer=true --set malloc_reuse=true \
+    --results "$W/tuned" --system testsys --no-progress >"$W/tuned_$b.out" 2>&1
+  expect_rc 1 $? "$b bf16 + FusedAdam run (aborted by the step budget)"
+  LOG=$W/tuned/testsys/$b/result_1.txt
+  expect_grep '"malloc_reuse": true.*"precision": "bf16", "fused_optimizer": true' "$LOG" "$b: the options in the provenance"
+  expect_grep '"key": "run_stop"' "$LOG" "$b: run_stop logged"
+  "$TB" check "$LOG" >"$W/check_tuned_$b.out" 2>&1
+  expect_rc 0 $? "$b check of the bf16 + FusedAdam run"
+done
+"$TB" run translation --data "$M" --runs 1 --set precision=fp16 --results "$W/refused" --no-progress >"$W/fp16.out" 2>&1
+expect_rc 2 $? "translation fp16 on the CPU"
+expect_grep '"precision": fp16 needs a CUDA device' "$W/fp16.out" "names the key and why"
 # A log whose model differs from the closed one is rejected, naming the key.
 sed 's/"key": "model_hp_layers", "value": [0-9]*/"key": "model_hp_layers", "value": 9/' \
   "$W/closed/testsys/translation/result_1.txt" >"$W/changed.txt"

@@ -1,0 +1,47 @@
+#include "core/malloc_reuse.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace trainbench::core {
+namespace {
+
+#if defined(__GLIBC__)
+// Blocks of glibc's main arena served by mmap right now (mallinfo2's hblks).
+size_t MappedBlocks() { return ::mallinfo2().hblks; }
+
+TEST(MallocReuse, LargeBlocksComeFromTheHeapAndStayThere) {
+  constexpr size_t kBig = size_t{48} << 20;  // over glibc's largest mmap threshold (32 MB)
+  void* before = std::malloc(kBig);
+  ASSERT_NE(before, nullptr);
+  const size_t mapped_default = MappedBlocks();
+  std::free(before);
+  EXPECT_GE(mapped_default, 1u) << "glibc served a 48 MB block without mmap before the setting";
+
+  ASSERT_TRUE(EnableMallocReuse());
+  EXPECT_TRUE(MallocReuseEnabled());
+  const size_t mapped_base = MappedBlocks();
+  char* a = static_cast<char*>(std::malloc(kBig));
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 1, kBig);
+  EXPECT_EQ(MappedBlocks(), mapped_base) << "the 48 MB block was mmapped";
+  const size_t heap_with_block = ::mallinfo2().arena;
+  std::free(a);
+  // Not trimmed: the heap keeps the freed block for the next allocation.
+  EXPECT_EQ(::mallinfo2().arena, heap_with_block);
+  char* b = static_cast<char*>(std::malloc(kBig));
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(MappedBlocks(), mapped_base);
+  EXPECT_EQ(::mallinfo2().arena, heap_with_block) << "the second block needed new heap memory";
+  std::free(b);
+}
+#endif
+
+}  // namespace
+}  // namespace trainbench::core
