@@ -36,7 +36,7 @@ core::Json Config() {
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
                     {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
 std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed) {
