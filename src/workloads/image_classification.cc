@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/fashion_mnist_dataset.h"
@@ -50,7 +49,6 @@ class ImageClassification : public train::Workload {
     label_smoothing_ = c.at("label_smoothing").get<double>();
     precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
     channels_last_ = c.at("channels_last").get<bool>();
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }

@@ -14,7 +14,6 @@
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/random.h"
@@ -87,7 +86,6 @@ class InstanceSegmentation : public train::Workload {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
     batch_size_ = c.at("batch_size").get<int64_t>();
     base_lr_ = c.at("base_lr").get<double>();

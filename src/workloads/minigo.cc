@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/parallel.h"
 #include "go/expert_games.h"
@@ -70,7 +69,6 @@ class MiniGo : public train::Workload {
     gnugo_games_ = static_cast<int>(i("gnugo_games"));
     gnugo_every_ = std::max<int>(1, static_cast<int>(i("gnugo_every")));
     gnugo_level_ = static_cast<int>(i("gnugo_level"));
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     gnugo_binary_ = c.at("gnugo_binary").get<std::string>();
     gating_games_ = static_cast<int>(i("gating_games"));
     gating_win_rate_ = d("gating_win_rate");

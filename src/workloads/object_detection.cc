@@ -8,7 +8,6 @@
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/paths.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
@@ -41,7 +40,6 @@ class ObjectDetection : public train::Workload {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
     batch_size_ = c.at("batch_size").get<int64_t>();
     base_lr_ = c.at("base_lr").get<double>();

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/leave_one_out.h"
 #include "data/negative_sampler.h"
@@ -98,7 +97,6 @@ class Recommendation : public train::Workload {
     // on fewer threads than the evaluation's large batches (docs/performance.md).
     train_threads_ = static_cast<int>(c.at("train_threads").get<int64_t>());
     eval_threads_ = static_cast<int>(c.at("eval_threads").get<int64_t>());
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     blas_threads_ = static_cast<int>(c.at("blas_threads").get<int64_t>());
     if (blas_threads_ > 0 && !SetBlasThreads(blas_threads_)) blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     CheckConfig(c, ctx.device);

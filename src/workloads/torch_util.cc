@@ -112,6 +112,8 @@ void ToChannelsLast(torch::nn::Module& model) {
 
 torch::Device SetUpTorch(const train::RunContext& ctx) {
   at::set_num_threads(std::max(1, ctx.threads));
+  // Every benchmark's definition has `malloc_reuse`; process-wide, logged by TorchProvenance.
+  if (ctx.config.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();
   torch::manual_seed(core::SeedFor(ctx.seed, "model"));
   torch::Device device(torch::kCPU);
   try {

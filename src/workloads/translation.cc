@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "core/error.h"
-#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "core/utf8.h"
 #include "metrics/bleu.h"
@@ -53,7 +52,6 @@ class Translation : public train::Workload {
     device_ = SetUpTorch(ctx);
     precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
-    if (c.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();  // process-wide; logged by TorchProvenance
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
