@@ -1,5 +1,8 @@
 // detection_bench: the speed of the detection benchmarks' parts on this machine (SSD and Mask R-CNN).
 //   detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]
+//                   [--malloc-reuse 0|1]
+// --malloc-reuse 1 sets core::EnableMallocReuse for the whole process, as the definitions'
+// malloc_reuse key does: compare two invocations, one after the other.
 // Prints, per model: the input pipeline's images/s (decode, SSD crop, flip, resize, jitter,
 // target encoding; one thread), training images/s of the step (forward, loss with hard negative
 // mining, backward, SGD) with its GFLOP/s (3 x the forward MACs x 2) and fraction of the fp32
@@ -20,6 +23,7 @@
 
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
+#include "core/malloc_reuse.h"
 #include "core/paths.h"
 #include "models/mask_rcnn.h"
 #include "models/ssd.h"
@@ -176,18 +180,21 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
 
 int main(int argc, char** argv) {
   std::string data_dir = tb::core::ExpandDataPath("{user_data}/datasets/detection_mini"), model = "both";
-  int threads = 2, steps = 5;
+  int threads = 2, steps = 5, malloc_reuse = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--data") data_dir = argv[i + 1];
     else if (a == "--model") model = argv[i + 1];
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--steps") steps = std::atoi(argv[i + 1]);
+    else if (a == "--malloc-reuse") malloc_reuse = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]\n");
+      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N] [--malloc-reuse 0|1]\n");
       return 2;
     }
   }
+  if (malloc_reuse && !tb::core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
+  std::printf("malloc_reuse=%d\n", tb::core::MallocReuseEnabled() ? 1 : 0);
   torch::set_num_threads(threads);
   const tb::bench::GemmPeaks peaks = tb::bench::MeasureGemmPeaks();
   std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (%d threads)\n", peaks.fp32, peaks.bf16, threads);
