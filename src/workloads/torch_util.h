@@ -12,8 +12,10 @@
 
 namespace trainbench::workloads {
 
-// Sets intra-op threads and seeds LibTorch from the run seed (stream "model"); returns the
-// device named by ctx.device. Throws core::Error for an unavailable device.
+// Sets intra-op threads, turns on core::EnableMallocReuse when the configuration's
+// `malloc_reuse` is true (every definition has the key; process-wide), and seeds LibTorch from
+// the run seed (stream "model"); returns the device named by ctx.device. Throws core::Error for
+// an unavailable device.
 torch::Device SetUpTorch(const train::RunContext& ctx);
 
 // [B, C, H, W] float tensor on `device` holding a copy of the batch's images.
