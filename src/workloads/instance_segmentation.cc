@@ -14,6 +14,7 @@
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/error.h"
+#include "core/malloc_reuse.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/random.h"
@@ -82,9 +83,13 @@ class InstanceSegmentation : public train::Workload {
 #if defined(__GLIBC__)
     // The heads' activations (tens of MB a step, allocated and freed every step) would otherwise be
     // mmapped and unmapped each time, page-faulting anew: about 16% of a mini step on 2 cores.
-    // glibc's largest mmap threshold, and no trimming of the freed heap top.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB. Not when
+    // SetUpTorch has applied malloc_reuse (no mmap at all, never trim): this would undo its trim
+    // setting.
+    if (!core::MallocReuseEnabled()) {
+      mallopt(M_MMAP_THRESHOLD, 32 << 20);
+      mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
 #endif
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
     batch_size_ = c.at("batch_size").get<int64_t>();
