@@ -6,14 +6,17 @@
 //            --eval-batch: beam search (the benchmark's beam) and greedy decoding, sentences/s
 // for both models (--model transformer|gnmt|both) and each system variant of the benchmarks'
 // options, side by side (a fresh model with the same seed each): fp32 or bf16 autocast
-// (`precision`), torch::optim::Adam or FusedAdam (`fused_optimizer`), plus the machine's 2048^3 GEMM peaks
+// (`precision`), torch::optim::Adam or FusedAdam (`fused_optimizer`), for GNMT torch::nn::LSTM or
+// FusedLstmLayer (`fused_lstm`; variant names such as bf16-fused-lstm), plus the machine's 2048^3 GEMM peaks
 // (peak_flops.h) and, for the Transformer, its achieved training GFLOP/s (matrix products only:
 // 6 x multiply-adds of every linear layer, attention products and the output projection).
 // The peaks are measured with the BLAS library's default threads, the models with
 // --blas-threads (default 1, as the benchmarks run them).
 // --malloc-reuse 1 sets core::EnableMallocReuse for the whole process (compare two invocations).
+// --profile 1 also prints each variant's training step operator by operator (op_profile.h); the
+// profiler adds its own cost to the step times printed with it.
 // Usage: translation_bench [--data DIR] [--model both] [--threads 2] [--blas-threads 1] [--steps 30]
-//        [--variants fp32,fp32-fused,bf16,bf16-fused] [--malloc-reuse 0|1]
+//        [--variants fp32,fp32-fused,bf16,bf16-fused,fp32-lstm,...] [--malloc-reuse 0|1] [--profile 0|1]
 //        [--batch-tokens 4096] [--sentences 256] [--eval-batch 128] [--vocab 8000]
 //        [--d-model 256] [--heads 4] [--ffn 1024] [--layers 3] [--hidden 256] [--gnmt-layers 2]
 #include <ATen/Parallel.h>
@@ -31,6 +34,7 @@
 #include "models/beam_search.h"
 #include "models/gnmt.h"
 #include "models/transformer.h"
+#include "op_profile.h"
 #include "peak_flops.h"
 #include "text/id_corpus.h"
 #include "text/token_batching.h"
@@ -46,7 +50,7 @@ double Seconds(Clock::time_point a) { return std::chrono::duration<double>(Clock
 
 struct Args {
   std::string data, model = "both";
-  int threads = 2, steps = 30, blas_threads = 1, malloc_reuse = 0;
+  int threads = 2, steps = 30, blas_threads = 1, malloc_reuse = 0, profile = 0;
   std::string variants = "fp32,fp32-fused,bf16,bf16-fused";
   int64_t batch_tokens = 4096, sentences = 256, eval_batch = 128, vocab = 8000;
   int64_t d_model = 256, heads = 4, ffn = 1024, layers = 3, hidden = 256, gnmt_layers = 2;
@@ -64,6 +68,7 @@ struct Variant {
   std::string name;  // "fp32", "bf16-fused", ...
   torch::Dtype dtype = torch::kFloat32;
   bool fused = false;
+  bool fused_lstm = false;  // GNMT only: GNMTOptions::fused_lstm
   bool decode = true;  // the optimizer does not change decoding: measured for the unfused variants
 };
 
@@ -87,6 +92,7 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
   module.train();
   double target_tokens = 0, all_tokens = 0, macs = 0, seconds = 0, fwd = 0, bwd = 0, opt = 0;
   const int warmup = 3;
+  bench::OpProfile profile;
   for (int s = 0; s < a.steps + warmup && s < static_cast<int>(batches.size()); ++s) {
     std::vector<const std::vector<int32_t>*> src, tgt;
     double tt = 0, st = 0, m = 0;
@@ -99,6 +105,7 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
     models::Seq2SeqBatch b = models::MakeSeq2SeqBatch(src, tgt);
     // Padded sizes: what the products really multiply.
     m = TransformerMacs(a, static_cast<double>(b.src.size(1)), static_cast<double>(b.tgt_in.size(1))) * static_cast<double>(b.src.size(0));
+    if (a.profile && s == warmup) profile.Start();
     auto t0 = Clock::now();
     torch::Tensor loss;
     {
@@ -127,6 +134,7 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
     }
   }
   const int measured = std::max(1, std::min(a.steps, static_cast<int>(batches.size()) - warmup));
+  profile.Stop(name + " training step", measured);
   std::printf("%-22s train: %.0f target tokens/s (%.0f source+target), %.1f ms/step over %d steps of <= %lld tokens",
               name.c_str(), target_tokens / seconds, all_tokens / seconds, 1e3 * seconds / measured, measured,
               static_cast<long long>(a.batch_tokens));
@@ -188,6 +196,7 @@ int main(int argc, char** argv) {
     else if (k == "--gnmt-layers") a.gnmt_layers = std::stoll(v);
     else if (k == "--variants") a.variants = v;
     else if (k == "--malloc-reuse") a.malloc_reuse = std::stoi(v);
+    else if (k == "--profile") a.profile = std::stoi(v);
     else {
       std::fprintf(stderr, "translation_bench: unknown option %s\n", k.c_str());
       return 2;
@@ -201,15 +210,26 @@ int main(int argc, char** argv) {
     if (n.empty()) continue;
     Variant v;
     v.name = n;
-    const std::string dt = n.substr(0, n.find('-'));
-    if (dt == "bf16") v.dtype = torch::kBFloat16;
-    else if (dt != "fp32") {
-      std::fprintf(stderr, "translation_bench: --variants: unknown variant %s (fp32|bf16, optionally -fused)\n", n.c_str());
-      return 2;
+    // dtype, then optional parts: -fused (FusedAdam), -lstm (GNMT's fused LSTM layers).
+    bool ok = true;
+    size_t part = 0;
+    for (size_t r = 0; r <= n.size();) {
+      const size_t e = std::min(n.find('-', r), n.size());
+      const std::string w = n.substr(r, e - r);
+      r = e + 1;
+      if (part++ == 0) {
+        if (w == "bf16") v.dtype = torch::kBFloat16;
+        else ok = ok && w == "fp32";
+      } else if (w == "fused") {
+        v.fused = true;
+      } else if (w == "lstm") {
+        v.fused_lstm = true;
+      } else {
+        ok = false;
+      }
     }
-    v.fused = n.size() > dt.size();
-    if (v.fused && n.substr(dt.size()) != "-fused") {
-      std::fprintf(stderr, "translation_bench: --variants: unknown variant %s (fp32|bf16, optionally -fused)\n", n.c_str());
+    if (!ok) {
+      std::fprintf(stderr, "translation_bench: --variants: unknown variant %s (fp32|bf16, then optionally -fused, -lstm)\n", n.c_str());
       return 2;
     }
     v.decode = !v.fused;
@@ -237,6 +257,7 @@ int main(int argc, char** argv) {
     std::printf("transformer: d_model %lld, %lld heads, ffn %lld, %lld + %lld layers\n", static_cast<long long>(a.d_model),
                 static_cast<long long>(a.heads), static_cast<long long>(a.ffn), static_cast<long long>(a.layers), static_cast<long long>(a.layers));
     for (const Variant& v : variants) {
+      if (v.fused_lstm) continue;  // a GNMT option
       torch::manual_seed(1);
       models::Transformer t(models::TransformerOptions(a.vocab).d_model(a.d_model).heads(a.heads).ffn_dim(a.ffn).encoder_layers(a.layers).decoder_layers(a.layers));
       Bench("transformer", *t, *t, a, train, test, 4, 0.0, v.dtype == torch::kBFloat16 ? bf16 : fp32, v);
@@ -247,7 +268,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(a.gnmt_layers));
     for (const Variant& v : variants) {
       torch::manual_seed(1);
-      models::GNMT g(models::GNMTOptions(a.vocab).hidden_size(a.hidden).num_layers(a.gnmt_layers));
+      models::GNMT g(models::GNMTOptions(a.vocab).hidden_size(a.hidden).num_layers(a.gnmt_layers).fused_lstm(v.fused_lstm));
       Bench("gnmt", *g, *g, a, train, test, 5, 0.1, fp32, v);
     }
   }

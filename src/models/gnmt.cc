@@ -74,7 +74,7 @@ std::pair<torch::Tensor, torch::Tensor> BahdanauAttentionImpl::forward(const tor
 
 // ---- encoder ----
 
-GNMTEncoderImpl::GNMTEncoderImpl(const GNMTOptions& o) : dropout_(o.dropout()) {
+GNMTEncoderImpl::GNMTEncoderImpl(const GNMTOptions& o) : dropout_(o.dropout()), fused_(o.fused_lstm()) {
   const int64_t h = o.hidden_size();
   rnn_layers = register_module("rnn_layers", torch::nn::ModuleList());
   rnn_layers->push_back(UniformLSTM(h, h, /*bidirectional=*/true, o.init_weight()));
@@ -85,20 +85,43 @@ GNMTEncoderImpl::GNMTEncoderImpl(const GNMTOptions& o) : dropout_(o.dropout()) {
 torch::Tensor GNMTEncoderImpl::forward(const torch::Tensor& x_in, const torch::Tensor& lengths) {
   auto drop = [&](const torch::Tensor& t) { return F::dropout(t, F::DropoutFuncOptions().p(dropout_).training(is_training())); };
   namespace rnn = torch::nn::utils::rnn;
-  // Layer 1 over packed sequences: the backward direction starts at each sentence's last token.
-  rnn::PackedSequence packed = rnn::pack_padded_sequence(drop(x_in), lengths.to(torch::kCPU).to(torch::kInt64),
-                                                         /*batch_first=*/true, /*enforce_sorted=*/false);
-  rnn::PackedSequence out = std::get<0>(Layer(*rnn_layers, 0).forward_with_packed_input(packed));
-  torch::Tensor x = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, 0.0, x_in.size(1)));
+  torch::Tensor x;
+  if (fused_) {
+    // Layer 1 as packing computes it: the forward direction over each sentence as padded (its
+    // real positions never see the padding after them), the backward direction over each
+    // sentence reversed within its length (so it starts at the last token), and zeros at the
+    // pad positions, as pad_packed_sequence leaves them.
+    const torch::Tensor xd = drop(x_in);
+    const int64_t T = x_in.size(1);
+    const torch::Tensor len = lengths.to(x_in.device()).to(torch::kInt64).unsqueeze(1);                    // [B, 1]
+    const torch::Tensor pos = torch::arange(T, len.options()).unsqueeze(0);                                // [1, T]
+    const torch::Tensor rev = torch::where(pos < len, len - 1 - pos, pos);                                 // [B, T], an involution
+    const torch::Tensor keep = (pos < len).unsqueeze(2);                                                   // [B, T, 1]
+    auto& l0 = Layer(*rnn_layers, 0);
+    const torch::Tensor fwd = FusedLstmLayer(l0, "", xd).y;
+    const torch::Tensor xr = xd.gather(1, rev.unsqueeze(2).expand_as(xd));
+    torch::Tensor bwd = FusedLstmLayer(l0, "_reverse", xr).y;
+    bwd = bwd.gather(1, rev.unsqueeze(2).expand_as(bwd));
+    x = torch::cat({fwd, bwd}, 2).masked_fill(keep.logical_not(), 0.0);
+  } else {
+    // Layer 1 over packed sequences: the backward direction starts at each sentence's last token.
+    rnn::PackedSequence packed = rnn::pack_padded_sequence(drop(x_in), lengths.to(torch::kCPU).to(torch::kInt64),
+                                                           /*batch_first=*/true, /*enforce_sorted=*/false);
+    rnn::PackedSequence out = std::get<0>(Layer(*rnn_layers, 0).forward_with_packed_input(packed));
+    x = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, 0.0, x_in.size(1)));
+  }
+  auto run = [&](torch::nn::LSTMImpl& lstm, const torch::Tensor& in) {
+    return fused_ ? FusedLstmLayer(lstm, "", in).y : std::get<0>(lstm.forward(in));
+  };
   // Unidirectional layers: padding comes after every real position, so it cannot reach them.
-  x = std::get<0>(Layer(*rnn_layers, 1).forward(drop(x)));
-  for (size_t i = 2; i < rnn_layers->size(); ++i) x = std::get<0>(Layer(*rnn_layers, i).forward(drop(x))) + x;
+  x = run(Layer(*rnn_layers, 1), drop(x));
+  for (size_t i = 2; i < rnn_layers->size(); ++i) x = run(Layer(*rnn_layers, i), drop(x)) + x;
   return x;
 }
 
 // ---- decoder ----
 
-GNMTDecoderImpl::GNMTDecoderImpl(const GNMTOptions& o) : dropout_(o.dropout()) {
+GNMTDecoderImpl::GNMTDecoderImpl(const GNMTOptions& o) : dropout_(o.dropout()), fused_(o.fused_lstm()) {
   const int64_t h = o.hidden_size();
   const double w = o.init_weight();
   att_rnn = register_module("att_rnn", UniformLSTM(h, h, false, w));
@@ -119,6 +142,11 @@ torch::Tensor GNMTDecoderImpl::forward(const torch::Tensor& x_in, const torch::T
   if (states && states->size() != layers) throw std::invalid_argument("GNMTDecoder: expected one (h, c) per layer");
   // Runs `lstm` over x from layer i's state (zero without states) and stores the new state.
   auto run = [&](torch::nn::LSTMImpl& lstm, const torch::Tensor& x, size_t i) {
+    if (fused_) {
+      LstmLayerOutput out = states ? FusedLstmLayer(lstm, "", x, (*states)[i].first, (*states)[i].second) : FusedLstmLayer(lstm, "", x);
+      if (states) (*states)[i] = {out.h, out.c};
+      return out.y;
+    }
     torch::optional<std::tuple<torch::Tensor, torch::Tensor>> hx;
     if (states) hx = std::make_tuple((*states)[i].first.unsqueeze(0), (*states)[i].second.unsqueeze(0));
     auto [y, hc] = lstm.forward(x, hx);

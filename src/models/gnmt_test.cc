@@ -202,6 +202,46 @@ TEST(GNMTTest, ReferenceOptions) {
   EXPECT_DOUBLE_EQ(o.attention_scale_init(), 0.0);  // 1 / sqrt(hidden)
 }
 
+// fused_lstm changes how the LSTMs are computed, not what: the same parameters give the same
+// logits, gradients and beam search, with sentences of different lengths (the packed layer 1).
+TEST(GNMTTest, FusedLstmComputesTheSameModel) {
+  auto src = Seqs({{5, 6}, {7, 8, 9, 10, 11, 12}, {13, 14, 15}, {16}});
+  auto tgt = Seqs({{11, 12, 13}, {14, 15}, {18, 4, 9, 10, 7}, {6}});
+  Seq2SeqBatch b = MakeSeq2SeqBatch(Ptrs(src), Ptrs(tgt));
+  torch::manual_seed(7);
+  GNMT plain(Tiny().dropout(0.0));
+  torch::manual_seed(7);
+  GNMT fused(Tiny().dropout(0.0).fused_lstm(true));
+  ASSERT_EQ(plain->parameters().size(), fused->parameters().size());
+  for (size_t i = 0; i < plain->parameters().size(); ++i) {
+    ASSERT_TRUE(plain->parameters()[i].equal(fused->parameters()[i]));  // same construction, same draws
+  }
+  std::vector<torch::Tensor> logits, grads[2];
+  int k = 0;
+  for (GNMT* m : {&plain, &fused}) {
+    torch::Tensor l = (*m)->Logits(b.src, b.tgt_in);
+    torch::nn::functional::cross_entropy(l.reshape({-1, 20}), b.tgt_out.reshape({-1}),
+                                         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId))
+        .backward();
+    logits.push_back(l.detach());
+    for (const auto& p : (*m)->parameters()) grads[k].push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+    ++k;
+  }
+  EXPECT_LT(MaxDiff(logits[0], logits[1]), 1e-5);
+  const auto names = plain->named_parameters();
+  for (size_t i = 0; i < grads[0].size(); ++i) {
+    EXPECT_LT(MaxDiff(grads[0][i], grads[1][i]), 1e-5 * (1 + grads[0][i].abs().max().item<double>())) << names[i].key();
+  }
+  plain->eval();
+  fused->eval();
+  torch::NoGradGuard g;
+  BeamSearchOptions o;
+  o.beam = 3;
+  auto want = BeamSearch(*plain, b.src, o);
+  auto got = BeamSearch(*fused, b.src, o);
+  EXPECT_EQ(want, got);
+}
+
 TEST(GNMTTest, BadOptionsThrow) {
   EXPECT_THROW(GNMT(GNMTOptions(20).hidden_size(16).num_layers(1)), std::invalid_argument);
   EXPECT_THROW(GNMT(GNMTOptions(20).hidden_size(0)), std::invalid_argument);

@@ -53,15 +53,19 @@ for b in translation rnn_translation; do
   "$TB" check "$LOG" >"$W/check_closed_$b.out" 2>&1
   expect_rc 0 $? "$b closed check"
 done
-# The system options (bf16 autocast, FusedAdam, malloc_reuse) are closed-legal: logged, passed.
+# The system options (bf16 autocast, FusedAdam, malloc_reuse; GNMT's fused LSTM) are closed-legal:
+# logged, passed.
 for b in translation rnn_translation; do
+  extra=()
+  [ $b = rnn_translation ] && extra=(--set fused_lstm=true)
   "$TB" run $b --data "$M" --runs 1 --seed 7 --threads 2 --max-steps 2 \
-    --set precision=bf16 --set fused_optimizer=true --set malloc_reuse=true \
+    --set precision=bf16 --set fused_optimizer=true --set malloc_reuse=true "${extra[@]}" \
     --results "$W/tuned" --system testsys --no-progress >"$W/tuned_$b.out" 2>&1
   expect_rc 1 $? "$b bf16 + FusedAdam run (aborted by the step budget)"
   LOG=$W/tuned/testsys/$b/result_1.txt
   expect_grep '"malloc_reuse": true.*"precision": "bf16", "fused_optimizer": true' "$LOG" "$b: the options in the provenance"
   expect_grep '"key": "run_stop"' "$LOG" "$b: run_stop logged"
+  [ $b = rnn_translation ] && expect_grep '"fused_lstm": true' "$LOG" "rnn_translation: fused_lstm in the provenance"
   "$TB" check "$LOG" >"$W/check_tuned_$b.out" 2>&1
   expect_rc 0 $? "$b check of the bf16 + FusedAdam run"
 done
