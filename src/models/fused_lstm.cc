@@ -99,6 +99,12 @@ Forward RunForward(const Tensor& x_tm, const Tensor& h0, const Tensor& c0, const
   return f;
 }
 
+// The layer's outputs from its time-major forward pass: y batch-first, the last step's h and c.
+LstmLayerOutput Outputs(const Forward& f) {
+  const int64_t T = f.y.size(0);
+  return {f.y.transpose(0, 1).contiguous(), f.y[T - 1].clone(), f.cs[T - 1].clone()};
+}
+
 // Runs with autocast off: this layer is fp32 by design.
 struct NoAutocast {
   c10::impl::ExcludeDispatchKeyGuard guard{c10::autocast_dispatch_keyset};
@@ -112,9 +118,9 @@ class FusedLstmFunction : public torch::autograd::Function<FusedLstmFunction> {
     NoAutocast no_autocast;
     const Tensor x_tm = x.transpose(0, 1).contiguous();
     Forward f = RunForward(x_tm, h0, c0, w_ih, w_hh, b_ih, b_hh);
-    const int64_t T = x_tm.size(0);
     ctx->save_for_backward({x_tm, h0, c0, w_ih, w_hh, f.acts, f.cs, f.tcs, f.y});
-    return {f.y.transpose(0, 1).contiguous(), f.y[T - 1].clone(), f.cs[T - 1].clone()};
+    LstmLayerOutput out = Outputs(f);
+    return {out.y, out.h, out.c};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
@@ -154,21 +160,19 @@ LstmLayerOutput FusedLstmLayer(const Tensor& x, const Tensor& h0, const Tensor& 
   }
   // fp32 master weights stay fp32; bf16 activations from autocast regions become fp32 here.
   const auto dtype = w_hh.scalar_type();
-  const auto opts = w_hh.options().dtype(dtype);
+  const auto opts = w_hh.options();
   auto state = [&](const Tensor& s) {
     if (!s.defined()) return torch::zeros({B, H}, opts);
     if (s.sizes() != torch::IntArrayRef({B, H})) throw std::invalid_argument("FusedLstmLayer: h0 and c0 must be [B, H]");
     return s.to(dtype).contiguous();
   };
   Tensor xin = x.to(dtype), h = state(h0), c = state(c0);
-  Tensor wi = w_ih.contiguous(), wh = w_hh.contiguous();
+  Tensor wi = w_ih.contiguous(), wh = w_hh.contiguous(), bi = b_ih.to(dtype), bh = b_hh.to(dtype);
   if (!torch::GradMode::is_enabled()) {
     NoAutocast no_autocast;
-    Forward f = RunForward(xin.transpose(0, 1).contiguous(), h, c, wi, wh, b_ih.to(dtype), b_hh.to(dtype));
-    const int64_t T = x.size(1);
-    return {f.y.transpose(0, 1).contiguous(), f.y[T - 1].clone(), f.cs[T - 1].clone()};
+    return Outputs(RunForward(xin.transpose(0, 1).contiguous(), h, c, wi, wh, bi, bh));
   }
-  auto out = FusedLstmFunction::apply(xin, h, c, wi, wh, b_ih.to(dtype), b_hh.to(dtype));
+  auto out = FusedLstmFunction::apply(xin, h, c, wi, wh, bi, bh);
   return {out[0], out[1], out[2]};
 }
 

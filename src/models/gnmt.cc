@@ -143,7 +143,8 @@ torch::Tensor GNMTDecoderImpl::forward(const torch::Tensor& x_in, const torch::T
   // Runs `lstm` over x from layer i's state (zero without states) and stores the new state.
   auto run = [&](torch::nn::LSTMImpl& lstm, const torch::Tensor& x, size_t i) {
     if (fused_) {
-      LstmLayerOutput out = states ? FusedLstmLayer(lstm, "", x, (*states)[i].first, (*states)[i].second) : FusedLstmLayer(lstm, "", x);
+      LstmLayerOutput out = states ? FusedLstmLayer(lstm, "", x, (*states)[i].first, (*states)[i].second)
+                                   : FusedLstmLayer(lstm, "", x);
       if (states) (*states)[i] = {out.h, out.c};
       return out.y;
     }

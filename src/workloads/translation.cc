@@ -102,7 +102,6 @@ class Translation : public train::Workload {
                    .init_weight(c.at("init_weight").get<double>())
                    .attention_scale_init(c.at("attention_scale_init").get<double>())
                    .fused_lstm(c.at("fused_lstm").get<bool>());
-      fused_lstm_ = o.fused_lstm();
       models::GNMT g(o);
       module_ = g.ptr();
       model_ = g.ptr().get();
@@ -160,7 +159,7 @@ class Translation : public train::Workload {
     Json j = TorchProvenance(device_);
     j["precision"] = PrecisionName(precision_);
     j["fused_optimizer"] = fused_adam_.has_value();
-    if (arch_ == "gnmt") j["fused_lstm"] = fused_lstm_;
+    if (arch_ == "gnmt") j["fused_lstm"] = ctx_.config.at("fused_lstm").get<bool>();
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
   }
@@ -324,7 +323,6 @@ class Translation : public train::Workload {
   std::optional<FusedAdam> fused_adam_;
   std::optional<LossScaler> scaler_;
   torch::Dtype precision_ = torch::kFloat32;
-  bool fused_lstm_ = false;  // GNMT's LSTMs as FusedLstmLayer
   int64_t vocab_size_ = 0, batch_tokens_ = 0, warmup_steps_ = 0, max_train_length_ = 0, eval_batch_ = 0, step_ = 0;
   int64_t dropped_long_ = 0;
   double base_lr_ = 0, beta1_ = 0, beta2_ = 0, epsilon_ = 0, label_smoothing_ = 0, grad_clip_ = 0;
