@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 #include <fstream>
 
+#include "core/benchmark_def.h"
 #include "core/error.h"
+#include "core/paths.h"
 
 namespace trainbench::core {
 namespace {
@@ -71,6 +76,38 @@ TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
   EXPECT_NE(ErrorOf("no-such-tuning", "a", "mini").find("no tuning named \"no-such-tuning\""), std::string::npos);
   EXPECT_NE(ErrorOf(Write("t5.yaml", "benchmarks: {}\n"), "a", "mini").find("key \"name\": expected a string"),
             std::string::npos);
+}
+
+// Every tuning shipped in configs/tunings names real benchmarks and scales, and each of its
+// settings is accepted in the closed division exactly as `trainbench run --tuning` would check it.
+TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
+  int files = 0, entries = 0;
+  for (const auto& f : std::filesystem::directory_iterator(TuningsDir())) {
+    if (f.path().extension() != ".yaml") continue;
+    ++files;
+    const std::string path = f.path().string();
+    const YAML::Node root = YAML::LoadFile(path);
+    for (const auto& b : root["benchmarks"]) {
+      const std::string bench = b.first.as<std::string>();
+      const BenchmarkDef def = FindBenchmark(BenchmarksDir(), bench);
+      for (const auto& s : b.second) {
+        const std::string scale = s.first.as<std::string>();
+        const Tuning t = LoadTuning(path, bench, scale);
+        EXPECT_FALSE(t.overrides.empty()) << path << ": " << bench << " " << scale;
+        try {
+          const ResolvedConfig c = ResolveConfig(def.Scale(scale), t.overrides, Division::kClosed);
+          for (const auto& [key, value] : t.overrides) {
+            EXPECT_TRUE(c.effective.contains(key)) << path << ": " << bench << " " << scale << " " << key;
+          }
+        } catch (const Error& e) {
+          ADD_FAILURE() << path << ": " << bench << " " << scale << ": " << e.what();
+        }
+        ++entries;
+      }
+    }
+  }
+  EXPECT_GE(files, 1) << TuningsDir();
+  EXPECT_GE(entries, 5) << "the optimized tuning has an entry per tuned benchmark (docs/performance.md)";
 }
 
 }  // namespace
