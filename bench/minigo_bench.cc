@@ -7,8 +7,15 @@
 //                     leaf, R readouts) plays GNU Go's move in the recorded games;
 //   --supervised DIR  the same network trained directly on the moves of 4/5 of DIR's SGF games
 //                     (one-hot targets, `--generations` x 100 steps), tested on the other 1/5.
+//   --forward 1       the self-play evaluator's cost alone: the network (--set filters, blocks,
+//                     value_fc, board_size) in eval mode on one thread, per batch size (16, 64,
+//                     128) in fp32 NCHW, fp32 channels-last and bf16 autocast, and with its
+//                     BatchNorms folded (models::FoldedGoNet); microseconds per
+//                     call and per position and model GFLOP/s, the variants interleaved in rounds
+//                     (best of 5 rounds) so that a noisy machine affects them alike.
+//   --malloc-reuse 1  core::EnableMallocReuse first (the benchmarks' malloc_reuse option).
 // Usage: minigo_bench [--generations N] [--threads T] [--eval-games G] [--teacher R]
-//                     [--supervised DIR] [--set key=value ...]
+//                     [--supervised DIR] [--forward 1] [--malloc-reuse 1] [--set key=value ...]
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
@@ -16,14 +23,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "core/atomic_file.h"
+#include "core/malloc_reuse.h"
 #include "go/expert_games.h"
 #include "go/rollout.h"
 #include "go/features.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo.h"
+#include "workloads/torch_util.h"
 
 using namespace trainbench;
 
@@ -43,12 +54,12 @@ class Count : public train::TrainControl {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int generations = 10, threads = 2, eval_games = 20, teacher = 0;
+  int generations = 10, threads = 2, eval_games = 20, teacher = 0, forward = 0, malloc_reuse = 0;
   std::string supervised;  // a folder of SGF games: train on all but the last fifth, test on it
   core::Json config = {{"board_size", 9},  {"komi", 7.5},        {"filters", 32},         {"blocks", 4},
                        {"value_fc", 64},   {"base_lr", 0.02},    {"momentum", 0.9},       {"weight_decay", 1e-4},
                        {"games_per_generation", 16}, {"train_steps", 100}, {"batch_size", 64}, {"window_generations", 4},
-                       {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8},      {"c_puct", 1.5},
+                       {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"malloc_reuse", false},      {"c_puct", 1.5},
                        {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10},
                        {"pass_allowed_from_move", 54}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
                        {"eval_readouts", 32}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
@@ -58,6 +69,8 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::stoi(v);
     else if (a == "--eval-games") eval_games = std::stoi(v);
     else if (a == "--teacher") teacher = std::stoi(v);
+    else if (a == "--forward") forward = std::stoi(v);
+    else if (a == "--malloc-reuse") malloc_reuse = std::stoi(v);
     else if (a == "--supervised") supervised = v;
     else if (a == "--set") {
       auto eq = v.find('=');
@@ -66,11 +79,80 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "unknown key %s\n", k.c_str());
         return 2;
       }
-      config[k] = config[k].is_number_integer() ? core::Json(std::stoll(x)) : core::Json(std::stod(x));
+      if (config[k].is_string()) config[k] = x;
+      else if (config[k].is_boolean()) config[k] = x == "true" || x == "1";
+      else config[k] = config[k].is_number_integer() ? core::Json(std::stoll(x)) : core::Json(std::stod(x));
     } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
     }
+  }
+ if (malloc_reuse > 0) core::EnableMallocReuse();
+ if (forward > 0) {
+    at::set_num_threads(1);
+    const bool blas = workloads::SetBlasThreads(1);  // OpenBLAS's own threads would compete for the cores
+    torch::NoGradGuard no_grad;
+    const int n = config["board_size"].get<int>();
+    auto build = [&] {
+      torch::manual_seed(1);
+      models::GoNet net(models::GoNetOptions().board_size(n).filters(config["filters"].get<int>()).blocks(config["blocks"].get<int>()).value_fc(config["value_fc"].get<int>()));
+      net->eval();
+      return net;
+    };
+    models::GoNet nchw = build(), nhwc = build();
+    workloads::ToChannelsLast(*nhwc);
+    const double macs = static_cast<double>(nchw->ForwardMacs());
+    using Forward = std::function<std::pair<torch::Tensor, torch::Tensor>(const torch::Tensor&)>;
+    struct Variant {
+      const char* name;
+      Forward forward;
+      bool channels_last;
+      torch::Dtype dtype;  // the autocast scope's
+    };
+    const auto folded_fp32 = std::make_shared<models::FoldedGoNet>(*nchw);
+    const auto folded_bf16 = std::make_shared<models::FoldedGoNet>(*nchw, torch::kBFloat16, true);
+    auto module = [](models::GoNet& net) { return Forward([&net](const torch::Tensor& x) { return net->forward(x); }); };
+    auto folded = [](const std::shared_ptr<models::FoldedGoNet>& f) {
+      return Forward([f](const torch::Tensor& x) { return f->forward(x); });
+    };
+    std::vector<Variant> variants = {{"fp32 nchw", module(nchw), false, torch::kFloat32},
+                                     {"fp32 channels-last", module(nhwc), true, torch::kFloat32},
+                                     {"bf16 nchw", module(nchw), false, torch::kBFloat16},
+                                     {"bf16 channels-last", module(nhwc), true, torch::kBFloat16},
+                                     {"folded fp32 nchw", folded(folded_fp32), false, torch::kFloat32},
+                                     {"folded bf16 ch-last", folded(folded_bf16), true, torch::kBFloat16}};
+    std::printf("GoNet %dx%d, %d filters, %d blocks: %.2f MFLOP per position; 1 thread%s; malloc_reuse %s\n", n, n,
+                config["filters"].get<int>(), config["blocks"].get<int>(), 2 * macs / 1e6,
+                blas ? " (OpenBLAS 1 thread)" : "", malloc_reuse > 0 ? "on" : "off");
+    for (int64_t batch : {16, 64, 128}) {
+      torch::Tensor x = torch::rand({batch, go::FeaturePlanes(go::Position::kHistory), n, n}).round();
+      std::vector<double> best(variants.size(), 1e30);
+      for (int round = 0; round < 5; ++round) {
+        for (size_t v = 0; v < variants.size(); ++v) {
+          const Variant& var = variants[v];
+          workloads::AutocastScope autocast(torch::kCPU, var.dtype);
+          torch::Tensor in = var.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+          auto call = [&] {
+            auto [logits, value] = var.forward(in);
+            torch::Tensor p = torch::softmax(logits.to(torch::kFloat32), 1).contiguous();
+            torch::Tensor val = value.to(torch::kFloat32).contiguous();
+            return p.data_ptr<float>()[0] + val.data_ptr<float>()[0];
+          };
+          for (int k = 0; k < 5; ++k) call();
+          const int reps = static_cast<int>(std::max<int64_t>(20, 4000 / batch));
+          auto t = std::chrono::steady_clock::now();
+          for (int k = 0; k < reps; ++k) call();
+          best[v] = std::min(best[v], std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() / reps);
+        }
+      }
+      for (size_t v = 0; v < variants.size(); ++v) {
+        std::printf("batch %4lld  %-20s %9.1f us/call %7.2f us/position %7.1f GFLOP/s  %.2fx of fp32 nchw\n",
+                    static_cast<long long>(batch), variants[v].name, best[v] * 1e6, best[v] * 1e6 / batch,
+                    2 * macs * batch / best[v] / 1e9, best[0] / best[v]);
+      }
+      std::fflush(stdout);
+    }
+    return 0;
   }
  if (!supervised.empty()) {
     // The ceiling of imitation: the same network trained directly on expert moves (one-hot

@@ -46,7 +46,8 @@ struct Mcts::Node {
   std::vector<std::unique_ptr<Node>> children;  // per entry of `moves`, created when selected
 };
 
-Mcts::Mcts(Evaluator& evaluator, MctsOptions options) : evaluator_(evaluator), o_(options), rng_(options.seed) {}
+Mcts::Mcts(Evaluator& evaluator, MctsOptions options) : evaluator_(&evaluator), o_(options), rng_(options.seed) {}
+Mcts::Mcts(MctsOptions options) : o_(options), rng_(options.seed) {}
 Mcts::~Mcts() = default;
 
 namespace {
@@ -125,49 +126,77 @@ void Mcts::Backup(const std::vector<Node*>& path, float value) {
   }
 }
 
-SearchResult Mcts::Search(const Position& root_pos) {
-  SearchResult out;
-  Node root;
-  root.pos = root_pos;
-  const int size = root_pos.board.size();
+SearchResult Mcts::Search(const Position& root) {
+  TB_CHECK(evaluator_ != nullptr, "Mcts::Search without an Evaluator");
+  Begin(root);
+  std::vector<Evaluation> evals;
+  while (!Pending().empty()) {
+    evaluator_->Evaluate(Pending(), &evals);
+    Provide(evals.data(), evals.size());
+  }
+  return Finish();
+}
+
+void Mcts::Begin(const Position& root_pos) {
   TB_CHECK(!root_pos.over(), "Search on a finished game");
-  {
-    std::vector<const Position*> batch{&root.pos};
-    std::vector<Evaluation> evals;
-    evaluator_.Evaluate(batch, &evals);
-    ++out.evaluator_calls;
-    Expand(&root, evals.at(0));
+  root_ = std::make_unique<Node>();
+  root_->pos = root_pos;
+  root_pending_ = true;
+  done_ = 0;
+  out_ = SearchResult{};
+  leaves_.clear();
+  paths_.clear();
+  positions_.assign(1, &root_->pos);
+}
+
+void Mcts::Provide(const Evaluation* evals, size_t count) {
+  TB_CHECK(root_ != nullptr && !positions_.empty(), "Mcts::Provide with no evaluation pending");
+  TB_CHECK(count == positions_.size(), "Evaluator: wrong number of evaluations");
+  ++out_.evaluator_calls;
+  Node& root = *root_;
+  if (root_pending_) {
+    root_pending_ = false;
+    Expand(&root, evals[0]);
     root.n = 1;
     root.w = -evals[0].value;
-  }
-  if (o_.root_noise) {
-    std::gamma_distribution<float> gamma(o_.dirichlet_alpha, 1.0f);
-    std::vector<float> noise(root.prior.size());
-    float sum = 0;
-    for (auto& x : noise) sum += (x = gamma(rng_));
-    for (size_t k = 0; k < root.prior.size(); ++k) {
-      float eta = sum > 0 ? noise[k] / sum : 1.0f / noise.size();
-      root.prior[k] = (1 - o_.noise_fraction) * root.prior[k] + o_.noise_fraction * eta;
+    if (o_.root_noise) {
+      std::gamma_distribution<float> gamma(o_.dirichlet_alpha, 1.0f);
+      std::vector<float> noise(root.prior.size());
+      float sum = 0;
+      for (auto& x : noise) sum += (x = gamma(rng_));
+      for (size_t k = 0; k < root.prior.size(); ++k) {
+        float eta = sum > 0 ? noise[k] / sum : 1.0f / noise.size();
+        root.prior[k] = (1 - o_.noise_fraction) * root.prior[k] + o_.noise_fraction * eta;
+      }
+    }
+  } else {
+    for (size_t k = 0; k < leaves_.size(); ++k) {
+      for (size_t i = 1; i < paths_[k].size(); ++i) {
+        paths_[k][i]->n -= o_.virtual_loss;
+        paths_[k][i]->w += o_.virtual_loss;
+      }
+      leaves_[k]->pending = false;
+      Expand(leaves_[k], evals[k]);
+      Backup(paths_[k], evals[k].value);
+      ++done_;
     }
   }
-  std::vector<Node*> path;
-  std::vector<std::vector<Node*>> paths;
-  std::vector<Node*> leaves;
-  std::vector<const Position*> positions;
-  std::vector<Evaluation> evals;
-  int done = 0;
-  while (done < o_.readouts) {
-    leaves.clear();
-    paths.clear();
-    positions.clear();
+  SelectLeaves();
+}
+
+void Mcts::SelectLeaves() {
+  leaves_.clear();
+  paths_.clear();
+  positions_.clear();
+  while (done_ < o_.readouts) {
     int collisions = 0;
-    const int want = std::min(o_.batch, o_.readouts - done);
-    while (static_cast<int>(leaves.size()) < want && collisions < want) {
-      Node* leaf = Select(&root, &path);
+    const int want = std::min(o_.batch, o_.readouts - done_);
+    while (static_cast<int>(leaves_.size()) < want && collisions < want) {
+      Node* leaf = Select(root_.get(), &path_);
       if (leaf->pos.over()) {
-        Backup(path, TerminalValue(leaf->pos));
-        ++done;
-        if (done >= o_.readouts) break;
+        Backup(path_, TerminalValue(leaf->pos));
+        ++done_;
+        if (done_ >= o_.readouts) break;
         continue;
       }
       if (leaf->pending) {
@@ -176,33 +205,24 @@ SearchResult Mcts::Search(const Position& root_pos) {
       }
       leaf->pending = true;
       // Virtual loss along the path (not the root): the edges look lost to their choosers.
-      for (size_t i = 1; i < path.size(); ++i) {
-        path[i]->n += o_.virtual_loss;
-        path[i]->w -= o_.virtual_loss;
+      for (size_t i = 1; i < path_.size(); ++i) {
+        path_[i]->n += o_.virtual_loss;
+        path_[i]->w -= o_.virtual_loss;
       }
-      leaves.push_back(leaf);
-      paths.push_back(path);
-      positions.push_back(&leaf->pos);
+      leaves_.push_back(leaf);
+      paths_.push_back(path_);
+      positions_.push_back(&leaf->pos);
     }
-    if (leaves.empty()) {
-      if (done >= o_.readouts) break;
-      continue;
-    }
-    evaluator_.Evaluate(positions, &evals);
-    ++out.evaluator_calls;
-    TB_CHECK(evals.size() == leaves.size(), "Evaluator: wrong number of evaluations");
-    for (size_t k = 0; k < leaves.size(); ++k) {
-      for (size_t i = 1; i < paths[k].size(); ++i) {
-        paths[k][i]->n -= o_.virtual_loss;
-        paths[k][i]->w += o_.virtual_loss;
-      }
-      leaves[k]->pending = false;
-      Expand(leaves[k], evals[k]);
-      Backup(paths[k], evals[k].value);
-      ++done;
-    }
+    if (!leaves_.empty()) return;
   }
-  out.readouts = done;
+}
+
+SearchResult Mcts::Finish() {
+  TB_CHECK(root_ != nullptr && positions_.empty(), "Mcts::Finish before the search is done");
+  const Node& root = *root_;
+  const int size = root.pos.board.size();
+  SearchResult out = std::move(out_);
+  out.readouts = done_;
   out.visits.assign(size * size + 1, 0.0f);
   float total = 0;
   for (size_t k = 0; k < root.moves.size(); ++k) {
@@ -216,7 +236,7 @@ SearchResult Mcts::Search(const Position& root_pos) {
   out.root_value = root.n > 0 ? -root.w / root.n : 0.0f;
   int chosen = size * size;
   if (total > 0) {
-    if (root_pos.move_number < o_.temperature_moves) {
+    if (root.pos.move_number < o_.temperature_moves) {
       std::discrete_distribution<int> pick(out.visits.begin(), out.visits.end());
       chosen = pick(rng_);
     } else {
@@ -224,6 +244,7 @@ SearchResult Mcts::Search(const Position& root_pos) {
     }
   }
   out.move = Position::MovePoint(chosen, size);
+  root_.reset();
   return out;
 }
 

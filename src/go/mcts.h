@@ -9,7 +9,11 @@
 //     to look lost (N += vl, W -= vl) so the leaves differ;
 //   - self-play extras: Dirichlet noise mixed into the root priors, and a temperature (visit
 //     proportional sampling for the first `temperature_moves` moves, then the most visited).
-// Threading: one search at a time per Mcts; the Evaluator is called from the searching thread.
+// A search runs either whole (Search: the Evaluator is called from the searching thread) or
+// step by step (Begin / Pending / Provide / Finish: the caller evaluates each batch of positions,
+// so that several searches, e.g. of self-play games played in lockstep, can share one network
+// call; the same steps in the same order as Search, so the same result for the same evaluations).
+// Threading: one search at a time per Mcts.
 #pragma once
 
 #include <cstdint>
@@ -85,18 +89,35 @@ struct SearchResult {
 class Mcts {
  public:
   Mcts(Evaluator& evaluator, MctsOptions options);
+  explicit Mcts(MctsOptions options);  // step by step only: Search needs an Evaluator
   ~Mcts();
   SearchResult Search(const Position& root);
+
+  // Step by step: Begin, then while Pending() is not empty, evaluate its positions (in order)
+  // and Provide the evaluations; then Finish. Pending's pointers stay valid until Provide.
+  void Begin(const Position& root);
+  const std::vector<const Position*>& Pending() const { return positions_; }
+  void Provide(const Evaluation* evals, size_t count);
+  SearchResult Finish();
 
  private:
   struct Node;
   Node* Select(Node* root, std::vector<Node*>* path);
   void Expand(Node* n, const Evaluation& e);
   void Backup(const std::vector<Node*>& path, float value);
+  void SelectLeaves();  // the next batch into positions_ (empty when the readouts are done)
 
-  Evaluator& evaluator_;
+  Evaluator* evaluator_ = nullptr;
   MctsOptions o_;
   std::mt19937_64 rng_;
+  // The search in progress.
+  std::unique_ptr<Node> root_;
+  bool root_pending_ = false;
+  int done_ = 0;
+  SearchResult out_;
+  std::vector<Node*> path_, leaves_;
+  std::vector<std::vector<Node*>> paths_;
+  std::vector<const Position*> positions_;
 };
 
 }  // namespace trainbench::go

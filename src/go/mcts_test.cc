@@ -137,5 +137,51 @@ TEST(Mcts, NoiseAndTemperatureAreSeeded) {
   EXPECT_GT(moves.size(), 2u);
 }
 
+// Two searches driven step by step, their steps interleaved as in lockstep self-play, give the
+// results of Search; a wrong number of evaluations or an early Finish is an error.
+TEST(Mcts, StepByStepSearchesInterleavedGiveTheResultsOfSearch) {
+  MctsOptions o;
+  o.readouts = 40;
+  o.batch = 4;
+  o.root_noise = true;
+  o.temperature_moves = 30;
+  const Position a = From(".....\n.....\n..X..\n.....\n.....\n", kWhite, 0, 0.5);
+  const Position b = From(kAtari, kBlack);
+  ScoreEvaluator whole;
+  MctsOptions oa = o, ob = o;
+  oa.seed = 3;
+  ob.seed = 4;
+  const SearchResult ra = Mcts(whole, oa).Search(a), rb = Mcts(whole, ob).Search(b);
+  Mcts ma(oa), mb(ob);
+  ma.Begin(a);
+  mb.Begin(b);
+  ScoreEvaluator steps;
+  std::vector<Evaluation> ea, eb;
+  while (!ma.Pending().empty() || !mb.Pending().empty()) {
+    if (!ma.Pending().empty()) {
+      steps.Evaluate(ma.Pending(), &ea);
+      ma.Provide(ea.data(), ea.size());
+    }
+    if (!mb.Pending().empty()) {
+      steps.Evaluate(mb.Pending(), &eb);
+      mb.Provide(eb.data(), eb.size());
+    }
+  }
+  const SearchResult sa = ma.Finish(), sb = mb.Finish();
+  EXPECT_EQ(sa.visits, ra.visits);
+  EXPECT_EQ(sa.move, ra.move);
+  EXPECT_EQ(sa.root_value, ra.root_value);
+  EXPECT_EQ(sa.evaluator_calls, ra.evaluator_calls);
+  EXPECT_EQ(sb.visits, rb.visits);
+  EXPECT_EQ(sb.move, rb.move);
+  // Misuse is a broken invariant (TB_CHECK: the process stops with the reason): a Finish with
+  // evaluations pending, an evaluation short, a Search without an Evaluator.
+  Mcts m(o);
+  m.Begin(a);
+  EXPECT_DEATH(m.Finish(), "Finish before the search is done");
+  EXPECT_DEATH(m.Provide(ea.data(), 0), "wrong number of evaluations");
+  EXPECT_DEATH(Mcts(o).Search(a), "without an Evaluator");
+}
+
 }  // namespace
 }  // namespace trainbench::go

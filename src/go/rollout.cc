@@ -1,40 +1,73 @@
 #include "go/rollout.h"
 
+#include <algorithm>
+#include <array>
+
 #include "go/match.h"
 
 namespace trainbench::go {
 
-float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves) {
-  Board b = p.board;
+namespace {
+
+// The empty points of `b`, row by row, into `out`; returns their number.
+int EmptyPoints(const Board& b, int16_t* out) {
   const int n = b.size();
+  int count = 0;
+  for (int r = 0; r < n; ++r) {
+    for (int col = 0; col < n; ++col) {
+      const int q = Board::Index(r, col);
+      if (b.at(q) == kEmpty) out[count++] = static_cast<int16_t>(q);
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental) {
+  Board b = p.board;
   Color c = p.to_play;
   int passes = p.passes;
-  std::vector<int> empty;
-  empty.reserve(static_cast<size_t>(n) * n);
+  // `empty` lists the empty points in row-major order, which is increasing point order;
+  // `trial` is the copy each move draws from (and scrambles).
+  std::array<int16_t, kMaxSize * kMaxSize> empty, trial;
+  int count = incremental ? EmptyPoints(b, empty.data()) : 0;
   for (int moves = 0; passes < 2 && moves < max_moves; ++moves) {
-    empty.clear();
-    for (int r = 0; r < n; ++r) {
-      for (int col = 0; col < n; ++col) {
-        const int q = Board::Index(r, col);
-        if (b.at(q) == kEmpty) empty.push_back(q);
-      }
+    if (incremental) {
+      std::copy(empty.begin(), empty.begin() + count, trial.begin());
+    } else {
+      count = EmptyPoints(b, trial.data());
     }
     // Random order over the empty points: the first legal one that is not an own eye.
     int chosen = kPass;
-    for (size_t k = empty.size(); k > 0; --k) {
+    for (size_t k = static_cast<size_t>(count); k > 0; --k) {
       const size_t j = static_cast<size_t>(rng() % k);
-      const int q = empty[j];
-      empty[j] = empty[k - 1];
+      const int q = trial[j];
+      trial[j] = trial[k - 1];
       if (b.IsLegal(c, q) && !IsOwnEye(b, c, q)) {
         chosen = q;
         break;
       }
     }
+    const int captured = b.captured_by(c);
     b.Play(c, chosen);
+    if (incremental && chosen != kPass) {
+      if (b.captured_by(c) != captured) {
+        count = EmptyPoints(b, empty.data());
+      } else {
+        int16_t* at = std::lower_bound(empty.data(), empty.data() + count, static_cast<int16_t>(chosen));
+        std::copy(at + 1, empty.data() + count, at);
+        --count;
+      }
+    }
     passes = chosen == kPass ? passes + 1 : 0;
     c = Opponent(c);
   }
-  const double s = b.Score(p.komi);
+  return b;
+}
+
+float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental) {
+  const double s = PlayoutBoard(p, rng, max_moves, incremental).Score(p.komi);
   const float black = s > 0 ? 1.0f : s < 0 ? -1.0f : 0.0f;
   return p.to_play == kBlack ? black : -black;
 }
@@ -43,7 +76,7 @@ void PlayoutMixEvaluator::Evaluate(const std::vector<const Position*>& positions
   inner_.Evaluate(positions, out);
   if (weight_ <= 0) return;
   for (size_t k = 0; k < positions.size(); ++k) {
-    const float z = PlayoutValue(*positions[k], rng_, max_moves_);
+    const float z = PlayoutValue(*positions[k], rng_, max_moves_, incremental_);
     (*out)[k].value = (1 - weight_) * (*out)[k].value + weight_ * z;
   }
 }

@@ -54,4 +54,58 @@ int64_t GoNetImpl::ForwardMacs() const {
   return macs;
 }
 
+torch::Tensor FoldedGoNet::Cast(const torch::Tensor& t) const {
+  torch::Tensor c = t.detach().to(dtype_);
+  return channels_last_ && c.dim() == 4 ? c.contiguous(torch::MemoryFormat::ChannelsLast) : c.contiguous();
+}
+
+FoldedGoNet::Conv FoldedGoNet::Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn) const {
+  const auto& o = bn->options;
+  TORCH_CHECK(o.affine() && o.track_running_stats(), "FoldedGoNet: BatchNorm without affine parameters or running statistics");
+  TORCH_CHECK(!conv->options.bias(), "FoldedGoNet: a convolution with a bias");
+  // In fp32 whatever the storage dtype, then cast once.
+  const torch::Tensor scale = bn->weight.detach().to(torch::kFloat32) /
+                              torch::sqrt(bn->running_var.to(torch::kFloat32) + o.eps());
+  const torch::Tensor w = conv->weight.detach().to(torch::kFloat32) * scale.view({-1, 1, 1, 1});
+  const torch::Tensor b = bn->bias.detach().to(torch::kFloat32) - bn->running_mean.to(torch::kFloat32) * scale;
+  // GoNet's convolutions are square, stride 1, padded by k / 2 (Conv above).
+  return {Cast(w), Cast(b), conv->weight.size(2) / 2};
+}
+
+FoldedGoNet::FoldedGoNet(const GoNetImpl& net, torch::Dtype dtype, bool channels_last)
+    : dtype_(dtype), channels_last_(channels_last) {
+  torch::NoGradGuard no_grad;
+  stem_ = Fold(net.stem, net.stem_bn);
+  for (const auto& m : *net.trunk) {
+    const auto* block = m->as<GoResBlockImpl>();
+    blocks_.emplace_back(Fold(block->conv1, block->bn1), Fold(block->conv2, block->bn2));
+  }
+  policy_ = Fold(net.policy_conv, net.policy_bn);
+  value_ = Fold(net.value_conv, net.value_bn);
+  policy_w_ = Cast(net.policy_fc->weight);
+  policy_b_ = Cast(net.policy_fc->bias);
+  value1_w_ = Cast(net.value_fc1->weight);
+  value1_b_ = Cast(net.value_fc1->bias);
+  value2_w_ = Cast(net.value_fc2->weight);
+  value2_b_ = Cast(net.value_fc2->bias);
+}
+
+std::pair<torch::Tensor, torch::Tensor> FoldedGoNet::forward(const torch::Tensor& x) const {
+  torch::NoGradGuard no_grad;
+  auto conv = [](const torch::Tensor& in, const Conv& c) {
+    return torch::conv2d(in, c.w, c.b, /*stride=*/1, /*padding=*/c.padding);
+  };
+  torch::Tensor in = x.to(dtype_);
+  if (channels_last_) in = in.contiguous(torch::MemoryFormat::ChannelsLast);
+  torch::Tensor h = conv(in, stem_).relu_();
+  for (const auto& [c1, c2] : blocks_) {
+    torch::Tensor y = conv(conv(h, c1).relu_(), c2);
+    h = y.add_(h).relu_();
+  }
+  torch::Tensor p = conv(h, policy_).relu_().flatten(1);
+  torch::Tensor v = conv(h, value_).relu_().flatten(1);
+  v = torch::tanh(torch::linear(torch::linear(v, value1_w_, value1_b_).relu_(), value2_w_, value2_b_)).squeeze(1);
+  return {torch::linear(p, policy_w_, policy_b_).to(torch::kFloat32), v.to(torch::kFloat32)};
+}
+
 }  // namespace trainbench::models

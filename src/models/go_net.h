@@ -51,4 +51,33 @@ class GoNetImpl : public torch::nn::Module {
 };
 TORCH_MODULE(GoNet);
 
+// GoNet for inference with every BatchNorm folded into the convolution before it: in eval mode
+// BatchNorm is per channel y = (x - mean) * s + beta with s = gamma / sqrt(var + eps), so
+// conv-then-BatchNorm is one convolution with weights w * s (per output channel) and bias
+// beta - mean * s. The same function as the network in eval mode, within float rounding, in
+// 7 fewer operations per pass (TensorRT and oneDNN's inference graphs fold the same way).
+// Built from the network's current parameters and running statistics (rebuild after they
+// change), its weights stored once in `dtype` (fp32, or bf16 / fp16 for a low-precision search:
+// no per-call casts) and, with `channels_last`, NHWC. forward() takes fp32 or `dtype` planes
+// and returns fp32 logits and values. Read-only after construction: threads may share one.
+class FoldedGoNet {
+ public:
+  FoldedGoNet(const GoNetImpl& net, torch::Dtype dtype = torch::kFloat32, bool channels_last = false);
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) const;
+
+ private:
+  struct Conv {
+    torch::Tensor w, b;
+    int64_t padding = 0;
+  };
+  Conv Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn) const;
+  torch::Tensor Cast(const torch::Tensor& t) const;
+
+  torch::Dtype dtype_;
+  bool channels_last_;
+  Conv stem_, policy_, value_;
+  std::vector<std::pair<Conv, Conv>> blocks_;
+  torch::Tensor policy_w_, policy_b_, value1_w_, value1_b_, value2_w_, value2_b_;
+};
+
 }  // namespace trainbench::models

@@ -15,6 +15,51 @@ TEST(GoNet, ShapesAndRanges) {
   EXPECT_EQ(net->trunk->size(), 2u);
 }
 
+// The folded network computes the network's eval-mode function: with running statistics and
+// affine parameters away from their initial values (else folding would change nothing), fp32
+// and NHWC within float rounding, bf16 within bf16's; and a network with the initial statistics
+// is not what a trained one gives (the folding reads the current values).
+TEST(FoldedGoNet, IsTheNetworkInEvalMode) {
+  torch::manual_seed(6);
+  GoNet net(GoNetOptions().board_size(9).filters(16).blocks(2).value_fc(32));
+  GoNet fresh(GoNetOptions().board_size(9).filters(16).blocks(2).value_fc(32));
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& item : net->named_buffers()) {
+      torch::Tensor& b = item.value();
+      if (item.key().find("running_mean") != std::string::npos) b.copy_(torch::randn_like(b) * 0.5);
+      if (item.key().find("running_var") != std::string::npos) b.copy_(torch::rand_like(b) + 0.5);
+    }
+    for (auto& item : net->named_parameters()) {
+      torch::Tensor& p = item.value();
+      if (item.key().find("bn") != std::string::npos) p.copy_(p + torch::randn_like(p) * 0.3);
+    }
+    auto from = net->parameters(), to = fresh->parameters();
+    for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);  // the same weights, initial statistics
+  }
+  net->eval();
+  fresh->eval();
+  torch::Tensor x = torch::rand({8, 17, 9, 9}).round();
+  torch::NoGradGuard no_grad;
+  auto [p, v] = net->forward(x);
+  auto [fp, fv] = FoldedGoNet(*net).forward(x);
+  EXPECT_EQ(fp.scalar_type(), torch::kFloat32);
+  EXPECT_TRUE(torch::allclose(fp, p, 1e-4, 1e-4)) << (fp - p).abs().max().item<float>();
+  EXPECT_TRUE(torch::allclose(fv, v, 1e-4, 1e-4)) << (fv - v).abs().max().item<float>();
+  auto [cp, cv] = FoldedGoNet(*net, torch::kFloat32, true).forward(x);
+  EXPECT_TRUE(torch::allclose(cp, p, 1e-4, 1e-4));
+  EXPECT_TRUE(torch::allclose(cv, v, 1e-4, 1e-4));
+  auto [bp, bv] = FoldedGoNet(*net, torch::kBFloat16, true).forward(x);
+  EXPECT_EQ(bp.scalar_type(), torch::kFloat32);
+  EXPECT_EQ(bv.scalar_type(), torch::kFloat32);
+  const float scale = p.abs().max().item<float>();
+  EXPECT_LT((bp - p).abs().max().item<float>(), 0.05f * scale + 0.05f);
+  EXPECT_LT((bv - v).abs().max().item<float>(), 0.05f);
+  EXPECT_GT((bp - p).abs().max().item<float>(), 0.0f) << "bf16 should round somewhere";
+  auto [np, nv] = FoldedGoNet(*fresh).forward(x);
+  EXPECT_GT((np - p).abs().max().item<float>(), 0.1f) << "the statistics should matter";
+}
+
 TEST(GoNet, LearnsAFixedTarget) {
   // A few steps on one batch must lower both losses (the heads are wired to the trunk).
   torch::manual_seed(2);

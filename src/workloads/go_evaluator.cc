@@ -1,5 +1,7 @@
 #include "workloads/go_evaluator.h"
 
+#include <tuple>
+
 #include "core/error.h"
 #include "go/features.h"
 
@@ -15,20 +17,32 @@ torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int 
   return device.is_cpu() ? t : t.to(device);
 }
 
-GoNetEvaluator::GoNetEvaluator(models::GoNet net, torch::Device device, int history)
-    : net_(std::move(net)), device_(device), history_(history) {}
+GoNetEvaluator::GoNetEvaluator(models::GoNet net, torch::Device device, int history, bool channels_last)
+    : net_(std::move(net)), device_(device), history_(history), channels_last_(channels_last) {}
+
+GoNetEvaluator::GoNetEvaluator(std::shared_ptr<const models::FoldedGoNet> folded, torch::Device device, int history,
+                               bool channels_last)
+    : folded_(std::move(folded)), device_(device), history_(history), channels_last_(channels_last) {}
 
 void GoNetEvaluator::Evaluate(const std::vector<const go::Position*>& positions, std::vector<go::Evaluation>* out) {
   out->clear();
   if (positions.empty()) return;
   torch::NoGradGuard no_grad;
-  // Toggled only when needed: concurrent self-play threads share a network already in eval mode.
-  const bool was_training = net_->is_training();
-  if (was_training) net_->eval();
-  auto [logits, value] = net_->forward(GoFeatures(positions, history_, device_));
-  if (was_training) net_->train();
-  torch::Tensor priors = torch::softmax(logits, 1).to(torch::kCPU).contiguous();
-  torch::Tensor values = value.to(torch::kCPU).contiguous();
+  torch::Tensor x = GoFeatures(positions, history_, device_);
+  if (channels_last_) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+  torch::Tensor logits, value;
+  if (folded_) {
+    std::tie(logits, value) = folded_->forward(x);
+  } else {
+    // Toggled only when needed: concurrent self-play threads share a network already in eval mode.
+    const bool was_training = net_->is_training();
+    if (was_training) net_->eval();
+    std::tie(logits, value) = net_->forward(x);
+    if (was_training) net_->train();
+  }
+  // fp32 whatever the autocast dtype (for fp32, to() returns the tensor itself).
+  torch::Tensor priors = torch::softmax(logits.to(torch::kFloat32), 1).to(torch::kCPU).contiguous();
+  torch::Tensor values = value.to(torch::kFloat32).to(torch::kCPU).contiguous();
   const int64_t moves = priors.size(1);
   const float* p = priors.data_ptr<float>();
   const float* v = values.data_ptr<float>();

@@ -1,37 +1,108 @@
 #include "workloads/go_selfplay.h"
 
+#include <memory>
+
 #include "core/error.h"
 #include "go/features.h"
+#include "go/rollout.h"
 #include "workloads/go_evaluator.h"
 
 namespace trainbench::workloads {
 
 SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o, uint64_t seed) {
-  SelfPlayGame out{go::Game(o.size, o.komi), {}};
-  go::MctsOptions mo = o.mcts;
-  mo.seed = seed;
-  go::Mcts mcts(evaluator, mo);
-  const int limit = o.max_moves > 0 ? o.max_moves : 2 * o.size * o.size;
-  const int planes = go::FeaturePlanes(o.history);
+  return std::move(PlaySelfPlayGames(evaluator, o, {seed}).front());
+}
+
+namespace {
+
+// One game of PlaySelfPlayGames: its search, the position it stands at, and its playouts.
+struct GameInPlay {
+  GameInPlay(const SelfPlayOptions& o, uint64_t seed)
+      : out{go::Game(o.size, o.komi), {}},
+        mcts([&] {
+          go::MctsOptions mo = o.mcts;
+          mo.seed = seed;
+          return mo;
+        }()),
+        pos(go::Position::Of(out.game)),
+        playout_rng(PlayoutSeed(seed)) {}
+  SelfPlayGame out;
+  go::Mcts mcts;
+  go::Position pos;
   std::vector<go::Color> movers;
-  go::Position pos = go::Position::Of(out.game);
-  while (!out.game.over() && static_cast<int>(out.game.moves().size()) < limit) {
-    go::SearchResult r = mcts.Search(pos);
-    GoSample s;
-    s.planes.resize(static_cast<size_t>(planes) * o.size * o.size);
-    go::WriteFeatures(pos, o.history, s.planes.data());
-    s.policy = r.visits;
-    s.value = r.root_value;  // q for now; mixed with the outcome below
-    out.samples.push_back(std::move(s));
-    movers.push_back(pos.to_play);
-    TB_CHECK(out.game.Play(r.move), "self-play: the search chose an illegal move");
-    pos.Play(r.move);
+  std::mt19937_64 playout_rng;
+  bool playing = false;
+  size_t first = 0;  // where this game's positions start in the shared batch
+};
+
+}  // namespace
+
+std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const SelfPlayOptions& o,
+                                            const std::vector<uint64_t>& seeds) {
+  const int limit = o.max_moves > 0 ? o.max_moves : 2 * o.size * o.size;
+  const int playout_moves = 2 * o.size * o.size;
+  const int planes = go::FeaturePlanes(o.history);
+  std::vector<std::unique_ptr<GameInPlay>> games;
+  // Starts the game's next search, or ends the game (the value targets mix in the outcome).
+  auto next_move = [&](GameInPlay& g) {
+    if (!g.out.game.over() && static_cast<int>(g.out.game.moves().size()) < limit) {
+      g.mcts.Begin(g.pos);
+      g.playing = true;
+      return;
+    }
+    g.playing = false;
+    const go::Color winner = g.out.game.Winner();
+    for (size_t k = 0; k < g.out.samples.size(); ++k) {
+      const float z = winner == go::kEmpty ? 0.0f : (winner == g.movers[k] ? 1.0f : -1.0f);
+      g.out.samples[k].value = (1 - o.q_weight) * z + o.q_weight * g.out.samples[k].value;
+    }
+  };
+  for (uint64_t seed : seeds) {
+    games.push_back(std::make_unique<GameInPlay>(o, seed));
+    next_move(*games.back());
   }
-  const go::Color winner = out.game.Winner();
-  for (size_t k = 0; k < out.samples.size(); ++k) {
-    const float z = winner == go::kEmpty ? 0.0f : (winner == movers[k] ? 1.0f : -1.0f);
-    out.samples[k].value = (1 - o.q_weight) * z + o.q_weight * out.samples[k].value;
+  std::vector<const go::Position*> batch;
+  std::vector<go::Evaluation> evals;
+  for (;;) {
+    batch.clear();
+    for (auto& g : games) {
+      if (!g->playing) continue;
+      g->first = batch.size();
+      const auto& pending = g->mcts.Pending();
+      batch.insert(batch.end(), pending.begin(), pending.end());
+    }
+    if (batch.empty()) break;
+    evaluator.Evaluate(batch, &evals);
+    TB_CHECK(evals.size() == batch.size(), "Evaluator: wrong number of evaluations");
+    for (auto& gp : games) {
+      GameInPlay& g = *gp;
+      if (!g.playing) continue;
+      const size_t count = g.mcts.Pending().size();
+      if (o.playout_weight > 0) {
+        for (size_t k = 0; k < count; ++k) {
+          const float z = go::PlayoutValue(*batch[g.first + k], g.playout_rng, playout_moves, o.incremental_playouts);
+          go::Evaluation& e = evals[g.first + k];
+          e.value = (1 - o.playout_weight) * e.value + o.playout_weight * z;
+        }
+      }
+      g.mcts.Provide(evals.data() + g.first, count);
+      if (!g.mcts.Pending().empty()) continue;
+      const go::SearchResult r = g.mcts.Finish();
+      GoSample s;
+      s.planes.resize(static_cast<size_t>(planes) * o.size * o.size);
+      go::WriteFeatures(g.pos, o.history, s.planes.data());
+      s.policy = r.visits;
+      s.value = r.root_value;  // q for now; mixed with the outcome when the game ends
+      g.out.samples.push_back(std::move(s));
+      g.movers.push_back(g.pos.to_play);
+      TB_CHECK(g.out.game.Play(r.move), "self-play: the search chose an illegal move");
+      g.pos.Play(r.move);
+      next_move(g);
+    }
   }
+  std::vector<SelfPlayGame> out;
+  out.reserve(games.size());
+  for (auto& g : games) out.push_back(std::move(g->out));
   return out;
 }
 

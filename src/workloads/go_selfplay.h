@@ -34,7 +34,15 @@ struct SelfPlayOptions {
   // tie) and q the search's mean value at the root, both for the player to move. MiniGo trains
   // on z alone (q_weight 0); averaging in q gives a target per position rather than one per game.
   float q_weight = 0;
+  // Leaf value = (1 - playout_weight) * the evaluator's + playout_weight * one random playout of
+  // at most 2 * size * size moves (go/rollout.h, PlayoutMixEvaluator), the playouts of a game
+  // drawn from PlayoutSeed(its seed). 0: the evaluator alone.
+  float playout_weight = 0;
+  bool incremental_playouts = false;  // go::PlayoutBoard's `incremental`: the same playouts, faster
 };
+
+// The seed of a self-play game's playouts, derived from the game's seed.
+inline uint64_t PlayoutSeed(uint64_t game_seed) { return game_seed ^ 0x5bd1e995u; }
 
 struct SelfPlayGame {
   go::Game game;
@@ -43,6 +51,15 @@ struct SelfPlayGame {
 
 // One self-play game with `evaluator`; `seed` drives the search's noise and sampling.
 SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o, uint64_t seed);
+
+// seeds.size() self-play games in lockstep on the calling thread (MiniGo's parallel games):
+// every game's search runs step by step, and the positions that all of the searches need next
+// go to `evaluator` in one call, so a network sees batches of up to games * mcts.batch
+// positions instead of mcts.batch. Game k is PlaySelfPlayGame(evaluator, o, seeds[k]) whenever
+// the evaluator's result for a position does not depend on the other positions of its batch
+// (a network's does only within float rounding).
+std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const SelfPlayOptions& o,
+                                            const std::vector<uint64_t>& seeds);
 
 struct TrainStats {
   double policy_loss = 0, value_loss = 0;  // means over the steps

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "go/features.h"
+#include "go/rollout.h"
 #include "workloads/go_evaluator.h"
 
 namespace trainbench::workloads {
@@ -58,6 +61,87 @@ TEST(SelfPlay, GameSamplesCarryPolicyAndOutcome) {
     moved += std::abs(h.samples[k].value - g.samples[k].value) > 0.05f;
   }
   EXPECT_GT(moved, h.samples.size() / 2);
+}
+
+// A stand-in network whose evaluation of a position does not depend on the rest of the batch:
+// priors from the position's hash, the value from its area score. Records the batch sizes.
+class PositionEvaluator : public go::Evaluator {
+ public:
+  void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
+    out->clear();
+    batch_sizes.push_back(ps.size());
+    for (const go::Position* p : ps) {
+      const int n = p->board.size();
+      go::Evaluation e;
+      const uint64_t h = p->board.hash() ^ (p->to_play == go::kBlack ? 0x9e3779b97f4a7c15ull : 0);
+      for (int k = 0; k <= n * n; ++k) e.priors.push_back(1.0f + static_cast<float>((h >> (k % 60)) & 7));
+      const double score = p->board.Score(p->komi);
+      e.value = static_cast<float>(std::tanh((p->to_play == go::kBlack ? score : -score) / 5.0));
+      out->push_back(std::move(e));
+    }
+  }
+  std::vector<size_t> batch_sizes;
+};
+
+void ExpectSameGame(const SelfPlayGame& a, const SelfPlayGame& b, const std::string& what) {
+  ASSERT_EQ(a.game.moves(), b.game.moves()) << what;
+  ASSERT_EQ(a.samples.size(), b.samples.size()) << what;
+  for (size_t k = 0; k < a.samples.size(); ++k) {
+    EXPECT_EQ(a.samples[k].planes, b.samples[k].planes) << what << " move " << k;
+    EXPECT_EQ(a.samples[k].policy, b.samples[k].policy) << what << " move " << k;
+    EXPECT_EQ(a.samples[k].value, b.samples[k].value) << what << " move " << k;
+  }
+}
+
+// Games in lockstep (their searches' positions evaluated together) are the games played one by
+// one, playouts included; the evaluator sees larger batches and fewer calls.
+TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
+  SelfPlayOptions o;
+  o.size = 5;
+  o.max_moves = 30;
+  o.mcts.readouts = 24;
+  o.mcts.batch = 4;
+  o.mcts.root_noise = true;
+  o.mcts.dirichlet_alpha = 0.5f;
+  o.mcts.temperature_moves = 4;
+  o.q_weight = 0.5f;
+  o.playout_weight = 0.5f;
+  const std::vector<uint64_t> seeds = {3, 4, 5};
+  PositionEvaluator alone;
+  std::vector<SelfPlayGame> one_by_one;
+  for (uint64_t seed : seeds) one_by_one.push_back(PlaySelfPlayGame(alone, o, seed));
+  PositionEvaluator shared;
+  std::vector<SelfPlayGame> together = PlaySelfPlayGames(shared, o, seeds);
+  ASSERT_EQ(together.size(), seeds.size());
+  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(together[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  EXPECT_NE(one_by_one[0].game.moves(), one_by_one[1].game.moves()) << "the seeds should give different games";
+  EXPECT_LE(*std::max_element(alone.batch_sizes.begin(), alone.batch_sizes.end()), 4u);
+  EXPECT_EQ(*std::max_element(shared.batch_sizes.begin(), shared.batch_sizes.end()), 12u);
+  EXPECT_LT(shared.batch_sizes.size(), alone.batch_sizes.size());
+}
+
+// playout_weight in the options is what the workload used to do by wrapping the evaluator in a
+// PlayoutMixEvaluator seeded with PlayoutSeed(seed): the same games.
+TEST(SelfPlay, PlayoutWeightIsThePlayoutMixEvaluator) {
+  SelfPlayOptions o;
+  o.size = 5;
+  o.max_moves = 30;
+  o.mcts.readouts = 16;
+  o.mcts.batch = 4;
+  o.mcts.root_noise = true;
+  o.mcts.temperature_moves = 4;
+  PositionEvaluator net;
+  go::PlayoutMixEvaluator mixed(net, 0.5f, PlayoutSeed(11), 2 * 5 * 5);
+  const SelfPlayGame wrapped = PlaySelfPlayGame(mixed, o, 11);
+  o.playout_weight = 0.5f;
+  PositionEvaluator net2;
+  ExpectSameGame(PlaySelfPlayGame(net2, o, 11), wrapped, "seed 11");
+  o.incremental_playouts = true;  // the same playouts, by the incremental list of empty points
+  PositionEvaluator net4;
+  ExpectSameGame(PlaySelfPlayGame(net4, o, 11), wrapped, "seed 11, incremental playouts");
+  o.playout_weight = 0.0f;
+  PositionEvaluator net3;
+  EXPECT_NE(PlaySelfPlayGame(net3, o, 11).game.moves(), wrapped.game.moves()) << "the playouts should change the game";
 }
 
 TEST(SelfPlay, TrainingOnSelfPlayLowersBothLosses) {

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <exception>
 #include <filesystem>
@@ -44,6 +45,13 @@ class MiniGo : public train::Workload {
     net_options_ = models::GoNetOptions().board_size(size_).filters(i("filters")).blocks(i("blocks")).value_fc(i("value_fc"));
     net_ = models::GoNet(net_options_);
     net_->to(device_);
+    channels_last_ = c.at("channels_last").get<bool>();
+    if (channels_last_) ToChannelsLast(*net_);
+    search_dtype_ = ParsePrecision(c.at("search_precision").get<std::string>(), device_);
+    fold_batchnorm_ = c.at("fold_batchnorm").get<bool>();
+    const int64_t train_threads = c.at("train_threads").get<int64_t>();
+    net_threads_ = train_threads > 0 ? static_cast<int>(train_threads) : std::max(1, ctx.threads);
+    at::set_num_threads(net_threads_);
     lr_ = d("base_lr");
     momentum_ = d("momentum");
     weight_decay_ = d("weight_decay");
@@ -64,6 +72,9 @@ class MiniGo : public train::Workload {
     sp_.mcts.temperature_moves = static_cast<int>(i("temperature_moves"));
     sp_.mcts.pass_allowed_from_move = static_cast<int>(i("pass_allowed_from_move"));
     playout_weight_ = d("playout_weight");
+    sp_.playout_weight = static_cast<float>(playout_weight_);
+    sp_.incremental_playouts = c.at("incremental_playouts").get<bool>();
+    parallel_games_ = static_cast<int>(i("parallel_games"));
     sp_.q_weight = static_cast<float>(d("value_target_q_weight"));
     eval_readouts_ = static_cast<int>(i("eval_readouts"));
     gnugo_games_ = static_cast<int>(i("gnugo_games"));
@@ -93,6 +104,13 @@ class MiniGo : public train::Workload {
             {"selfplay_temperature_moves", sp_.mcts.temperature_moves},
             {"selfplay_pass_allowed_from_move", sp_.mcts.pass_allowed_from_move},
             {"selfplay_playout_weight", playout_weight_},
+            {"selfplay_parallel_games", parallel_games_},
+            {"selfplay_mcts_batch", sp_.mcts.batch},
+            {"search_precision", PrecisionName(search_dtype_)},
+            {"channels_last", channels_last_},
+            {"incremental_playouts", sp_.incremental_playouts},
+            {"train_threads", net_threads_},
+            {"fold_batchnorm", fold_batchnorm_},
             {"train_value_target_q_weight", sp_.q_weight},
             {"train_steps_per_generation", train_steps_},
             {"train_window_generations", window_generations_},
@@ -132,22 +150,31 @@ class MiniGo : public train::Workload {
   int64_t EvalSamples() const override { return static_cast<int64_t>(eval_positions_.size()); }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
-    // 1. Self-play, one game per thread at a time; each game has its own seed, so the games do
+    // 1. Self-play: thread t plays games t, t + threads, ..., parallel_games of them at a time in
+    // lockstep (their searches share network calls). Each game has its own seed, so the games do
     // not depend on the thread count.
+    const auto selfplay_start = std::chrono::steady_clock::now();
     const int threads = std::max(1, ctx_.threads);
     std::vector<SelfPlayGame> played(static_cast<size_t>(games_));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
     best_->eval();
+    const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);  // shared by the threads
     at::set_num_threads(1);
     data::RunOnThreads(threads, [&](int t) {
       try {
-        GoNetEvaluator evaluator(best_, device_);
-        for (int g = t; g < games_; g += threads) {
-          const uint64_t seed = core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
-                                static_cast<uint64_t>(g);
-          go::PlayoutMixEvaluator mixed(evaluator, static_cast<float>(playout_weight_), seed ^ 0x5bd1e995u,
-                                        2 * size_ * size_);
-          played[static_cast<size_t>(g)] = PlaySelfPlayGame(mixed, sp_, seed);
+        AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
+        GoNetEvaluator evaluator = SearchEvaluator(best_, folded);
+        std::vector<int> mine;
+        for (int g = t; g < games_; g += threads) mine.push_back(g);
+        for (size_t first = 0; first < mine.size(); first += static_cast<size_t>(parallel_games_)) {
+          const size_t last = std::min(mine.size(), first + static_cast<size_t>(parallel_games_));
+          std::vector<uint64_t> seeds;
+          for (size_t k = first; k < last; ++k) {
+            seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
+                            static_cast<uint64_t>(mine[k]));
+          }
+          std::vector<SelfPlayGame> games = PlaySelfPlayGames(evaluator, sp_, seeds);
+          for (size_t k = first; k < last; ++k) played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
         }
       } catch (...) {
         errors[static_cast<size_t>(t)] = std::current_exception();
@@ -156,7 +183,7 @@ class MiniGo : public train::Workload {
     for (auto& e : errors) {
       if (e) std::rethrow_exception(e);
     }
-    at::set_num_threads(threads);
+    at::set_num_threads(net_threads_);
     std::vector<GoSample> generation;
     int64_t moves = 0, passes = 0, black_wins = 0, resigned = 0;
     for (auto& g : played) {
@@ -169,16 +196,19 @@ class MiniGo : public train::Workload {
     last_selfplay_ = Json{{"selfplay_mean_moves", static_cast<double>(moves) / games_},
                           {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
                           {"selfplay_black_wins", static_cast<double>(black_wins) / games_},
-                          {"selfplay_resigned", static_cast<double>(resigned) / games_}};
+                          {"selfplay_resigned", static_cast<double>(resigned) / games_},
+                          {"selfplay_seconds", Seconds(selfplay_start)}};
     generations_.push_back(std::move(generation));
     while (static_cast<int>(generations_.size()) > window_generations_) generations_.pop_front();
     std::deque<GoSample> window;
     for (const auto& gen : generations_) window.insert(window.end(), gen.begin(), gen.end());
     // 2. Training on the window.
+    const auto train_start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < train_steps_; ++step) {
       TrainStats st = TrainOnWindow(net_, *opt_, window, 1, batch_, go::Position::kHistory, rng_, device_);
       if (!control.OnStep(batch_, st.policy_loss + st.value_loss)) return;
     }
+    last_selfplay_["train_seconds"] = Seconds(train_start);
     // 3. Gating (optional): the trained network becomes the self-play and evaluated network only
     // if it wins gating_win_rate of gating_games against the current best, colours alternating.
     if (gating_games_ <= 0) {
@@ -211,6 +241,20 @@ class MiniGo : public train::Workload {
   }
 
  private:
+  // The search's network: `net` with its BatchNorms folded when fold_batchnorm is on (null
+  // otherwise); built once per generation or match and shared read-only by the threads.
+  std::shared_ptr<const models::FoldedGoNet> Folded(const models::GoNet& net) const {
+    return fold_batchnorm_ ? std::make_shared<const models::FoldedGoNet>(*net, search_dtype_, channels_last_) : nullptr;
+  }
+  GoNetEvaluator SearchEvaluator(const models::GoNet& net, std::shared_ptr<const models::FoldedGoNet> folded) const {
+    if (folded) return GoNetEvaluator(std::move(folded), device_, go::Position::kHistory, channels_last_);
+    return GoNetEvaluator(net, device_, go::Position::kHistory, channels_last_);
+  }
+
+  static double Seconds(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  }
+
   // A copy of `net` with its own parameters (the gating's new best).
   models::GoNet Snapshot(const models::GoNet& net) const {
     models::GoNet copy(net_options_);
@@ -220,16 +264,17 @@ class MiniGo : public train::Workload {
     for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
     auto from_b = net->buffers(), to_b = copy->buffers();
     for (size_t k = 0; k < from_b.size(); ++k) to_b[k].copy_(from_b[k]);
+    if (channels_last_) ToChannelsLast(*copy);
     return copy;
   }
 
   // Our evaluation player: MCTS with `net` (no noise, the most visited move), the self-play's
   // playout mixing, `eval_readouts` readouts. Seeded for the playouts.
   struct Player {
-    Player(models::GoNet net, const torch::Device& device, const SelfPlayOptions& sp, int readouts, double playout_weight,
-           int size, uint64_t seed, int temperature_moves)
-        : evaluator(std::move(net), device),
-          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size),
+    Player(GoNetEvaluator net, const SelfPlayOptions& sp, int readouts, double playout_weight, int size, uint64_t seed,
+           int temperature_moves)
+        : evaluator(std::move(net)),
+          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size, sp.incremental_playouts),
           mcts(mixed, [&] {
             go::MctsOptions o = sp.mcts;
             o.readouts = readouts;
@@ -253,7 +298,9 @@ class MiniGo : public train::Workload {
   // throws an error naming the command and the answer, which aborts the run.
   std::pair<int, int> GnuGoWins(int epoch) {
     torch::NoGradGuard no_grad;
+    AutocastScope autocast(device_, search_dtype_);
     best_->eval();
+    const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
     at::set_num_threads(1);
     int wins = 0;
     for (int g = 0; g < gnugo_games_; ++g) {
@@ -261,7 +308,7 @@ class MiniGo : public train::Workload {
       go::GtpClient gnugo({gnugo_binary_, "--mode", "gtp", "--level", std::to_string(gnugo_level_), "--chinese-rules",
                            "--seed", std::to_string(seed % 1000000007)},
                           60);
-      Player ours(best_, device_, sp_, eval_readouts_, playout_weight_, size_, seed, 0);
+      Player ours(SearchEvaluator(best_, folded), sp_, eval_readouts_, playout_weight_, size_, seed, 0);
       const go::Color our_color = g % 2 == 0 ? go::kBlack : go::kWhite;
       go::MatchOptions mo;
       mo.size = size_;
@@ -269,7 +316,7 @@ class MiniGo : public train::Workload {
       const go::Game game = go::PlayMatch(gnugo, std::ref(ours), our_color, mo);
       wins += game.Winner() == our_color;
     }
-    at::set_num_threads(std::max(1, ctx_.threads));
+    at::set_num_threads(net_threads_);
     return {wins, gnugo_games_};
   }
 
@@ -277,14 +324,18 @@ class MiniGo : public train::Workload {
   // alternating; the first temperature_moves moves are sampled so that the games differ.
   double GatingWinRate(int epoch) {
     torch::NoGradGuard no_grad;
+    AutocastScope autocast(device_, search_dtype_);
     net_->eval();
     best_->eval();
+    const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_), folded_best = Folded(best_);
     at::set_num_threads(1);
     int wins = 0;
     for (int g = 0; g < gating_games_; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
-      Player candidate(net_, device_, sp_, eval_readouts_, playout_weight_, size_, seed, sp_.mcts.temperature_moves);
-      Player best(best_, device_, sp_, eval_readouts_, playout_weight_, size_, seed + 1, sp_.mcts.temperature_moves);
+      Player candidate(SearchEvaluator(net_, folded_candidate), sp_, eval_readouts_, playout_weight_, size_, seed,
+                       sp_.mcts.temperature_moves);
+      Player best(SearchEvaluator(best_, folded_best), sp_, eval_readouts_, playout_weight_, size_, seed + 1,
+                  sp_.mcts.temperature_moves);
       const go::Color candidate_color = g % 2 == 0 ? go::kBlack : go::kWhite;
       go::Game game(size_, komi_);
       const int limit = sp_.max_moves > 0 ? sp_.max_moves : 2 * size_ * size_;
@@ -296,7 +347,7 @@ class MiniGo : public train::Workload {
       wins += game.Winner() == candidate_color;
     }
     net_->train();
-    at::set_num_threads(std::max(1, ctx_.threads));
+    at::set_num_threads(net_threads_);
     return static_cast<double>(wins) / gating_games_;
   }
 
@@ -313,7 +364,10 @@ class MiniGo : public train::Workload {
   std::string gnugo_binary_;
   Json last_gating_ = Json::object();
   std::optional<torch::optim::SGD> opt_;
-  int games_ = 0, window_generations_ = 1;
+  int games_ = 0, window_generations_ = 1, parallel_games_ = 1;
+  bool channels_last_ = false, fold_batchnorm_ = false;
+  int net_threads_ = 1;  // intra-op threads of training and the move-prediction evaluation
+  torch::Dtype search_dtype_ = torch::kFloat32;  // the network's compute dtype in searches
   int64_t train_steps_ = 0, batch_ = 0;
   SelfPlayOptions sp_;
   std::mt19937_64 rng_;

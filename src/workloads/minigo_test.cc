@@ -4,10 +4,12 @@
 #include "workloads/minigo.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -36,12 +38,13 @@ core::Json Config() {
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
                     {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
-std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed) {
+std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed, int parallel_games = 1) {
   train::RunContext ctx;
   ctx.config = Config();
+  ctx.config["parallel_games"] = parallel_games;
   ctx.data_dir = data;
   ctx.seed = seed;
   ctx.threads = 2;
@@ -83,6 +86,13 @@ TEST(MiniGo, TwoGenerationsThenMovePrediction) {
   auto [acc2, n2] = RunTwoGenerations(data, 9);
   EXPECT_EQ(acc, acc2) << "same seed, same run";
   EXPECT_EQ(n, n2);
+  // Two games per thread in lockstep (4 games, 2 threads): a run, the same again for the same seed.
+  auto [acc3, n3] = RunTwoGenerations(data, 9, 2);
+  auto [acc4, n4] = RunTwoGenerations(data, 9, 2);
+  EXPECT_GE(acc3, 0.0);
+  EXPECT_LE(acc3, 1.0);
+  EXPECT_EQ(acc3, acc4) << "parallel_games 2: same seed, same run";
+  EXPECT_EQ(n3, n);
 }
 
 TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
@@ -119,6 +129,54 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
   const double win = r2.extra["gnugo_win_rate"].get<double>();
   EXPECT_GE(win, 0.0);
   EXPECT_LE(win, 1.0);
+  std::filesystem::remove_all(data);
+}
+
+// The optimized tuning's options together, through every search of the loop: self-play games in
+// lockstep, gating and games against GNU Go, each with a folded bf16 NHWC network and
+// incremental playouts, and training on one thread. They are logged as set.
+TEST(MiniGo, TheSearchOptionsRunEveryPath) {
+  go::GnuGoOptions g;
+  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  const std::string data = FiveByFiveData("tb_minigo_options");
+  train::RunContext ctx;
+  ctx.config = Config();
+  ctx.config["parallel_games"] = 2;
+  ctx.config["search_precision"] = "bf16";
+  ctx.config["channels_last"] = true;
+  ctx.config["incremental_playouts"] = true;
+  ctx.config["train_threads"] = 1;
+  ctx.config["fold_batchnorm"] = true;
+  ctx.config["gating_games"] = 2;
+  ctx.config["gnugo_games"] = 1;
+  ctx.config["gnugo_every"] = 1;
+  ctx.config["gnugo_level"] = 0;
+  ctx.data_dir = data;
+  ctx.seed = 5;
+  ctx.threads = 2;
+  auto w = MakeMiniGo("mini");
+  w->Init(ctx);
+  std::map<std::string, core::Json> logged;
+  for (const auto& [k, v] : w->LoggedHyperparameters()) logged[k] = v;
+  EXPECT_EQ(logged["selfplay_parallel_games"], 2);
+  EXPECT_EQ(logged["search_precision"], "bf16");
+  EXPECT_EQ(logged["channels_last"], true);
+  EXPECT_EQ(logged["incremental_playouts"], true);
+  EXPECT_EQ(logged["train_threads"], 1);
+  EXPECT_EQ(logged["fold_batchnorm"], true);
+  w->LoadData();
+  Steps control;
+  w->TrainEpoch(1, control);
+  EXPECT_EQ(control.samples, 20 * 32);
+  train::EvalResult r = w->Evaluate(1);
+  EXPECT_GE(r.value, 0.0);
+  EXPECT_LE(r.value, 1.0);
+  EXPECT_GT(r.extra["window_samples"].get<int64_t>(), 4);
+  EXPECT_GT(r.extra["selfplay_seconds"].get<double>(), 0.0);
+  EXPECT_GT(r.extra["train_seconds"].get<double>(), 0.0);
+  ASSERT_TRUE(r.extra.contains("gating_win_rate"));
+  ASSERT_TRUE(r.extra.contains("gnugo_win_rate"));
+  EXPECT_EQ(r.extra["gnugo_games"].get<int>(), 1);
   std::filesystem::remove_all(data);
 }
 
