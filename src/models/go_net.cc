@@ -55,7 +55,8 @@ int64_t GoNetImpl::ForwardMacs() const {
 }
 
 torch::Tensor FoldedGoNet::Cast(const torch::Tensor& t) const {
-  torch::Tensor c = t.detach().to(dtype_);
+  // Always a copy: the folded network is a snapshot, even of an fp32 parameter.
+  torch::Tensor c = t.detach().to(dtype_, /*non_blocking=*/false, /*copy=*/true);
   return channels_last_ && c.dim() == 4 ? c.contiguous(torch::MemoryFormat::ChannelsLast) : c.contiguous();
 }
 

@@ -58,6 +58,11 @@ TEST(FoldedGoNet, IsTheNetworkInEvalMode) {
   EXPECT_GT((bp - p).abs().max().item<float>(), 0.0f) << "bf16 should round somewhere";
   auto [np, nv] = FoldedGoNet(*fresh).forward(x);
   EXPECT_GT((np - p).abs().max().item<float>(), 0.1f) << "the statistics should matter";
+  // A snapshot: training the network afterwards does not change the folded one.
+  const FoldedGoNet snapshot(*net);
+  net->policy_fc->weight.add_(1.0);
+  auto [sp, sv] = snapshot.forward(x);
+  EXPECT_TRUE(torch::allclose(sp, fp, 1e-6, 1e-6)) << "the folded network shares a parameter";
 }
 
 TEST(GoNet, LearnsAFixedTarget) {
