@@ -47,7 +47,7 @@ class MiniGo : public train::Workload {
     net_->to(device_);
     channels_last_ = c.at("channels_last").get<bool>();
     if (channels_last_) ToChannelsLast(*net_);
-    search_dtype_ = ParsePrecision(c.at("search_precision").get<std::string>(), device_);
+    search_dtype_ = ParsePrecision(c.at("search_precision").get<std::string>(), device_, "search_precision");
     fold_batchnorm_ = c.at("fold_batchnorm").get<bool>();
     const int64_t train_threads = c.at("train_threads").get<int64_t>();
     net_threads_ = train_threads > 0 ? static_cast<int>(train_threads) : std::max(1, ctx.threads);

@@ -30,14 +30,16 @@ bool SetBlasThreads(int threads) {
 
 int BlasThreads() { return g_blas_threads; }
 
-torch::Dtype ParsePrecision(const std::string& value, const torch::Device& device) {
+torch::Dtype ParsePrecision(const std::string& value, const torch::Device& device, const std::string& key) {
   if (value == "fp32") return torch::kFloat32;
   if (value == "bf16") return torch::kBFloat16;
   if (value == "fp16") {
-    if (!device.is_cuda()) throw core::Error("configuration key \"precision\": fp16 needs a CUDA device (CPU autocast is bf16 only)");
+    if (!device.is_cuda()) {
+      throw core::Error("configuration key \"" + key + "\": fp16 needs a CUDA device (CPU autocast is bf16 only)");
+    }
     return torch::kFloat16;
   }
-  throw core::Error("configuration key \"precision\": expected fp32, bf16 or fp16, got \"" + value + "\"");
+  throw core::Error("configuration key \"" + key + "\": expected fp32, bf16 or fp16, got \"" + value + "\"");
 }
 
 const char* PrecisionName(torch::Dtype dtype) {

@@ -46,10 +46,11 @@ bool SetBlasThreads(int threads);
 // The BLAS thread count last set by SetBlasThreads (0: never set).
 int BlasThreads();
 
-// Mixed precision: the compute dtype a benchmark's `precision` option names ("fp32", "bf16",
-// "fp16"). Throws core::Error naming the key for another value, and for fp16 on a CPU (LibTorch's
-// CPU autocast has bf16 only).
-torch::Dtype ParsePrecision(const std::string& value, const torch::Device& device);
+// Mixed precision: the compute dtype a benchmark's `precision` option (or another key, named by
+// `key`) names ("fp32", "bf16", "fp16"). Throws core::Error naming the key for another value, and
+// for fp16 on a CPU (LibTorch's CPU autocast has bf16 only).
+torch::Dtype ParsePrecision(const std::string& value, const torch::Device& device,
+                            const std::string& key = "precision");
 const char* PrecisionName(torch::Dtype dtype);
 
 // For the forward pass and the loss: LibTorch's autocast for `device` in `dtype` (CPU: bf16;

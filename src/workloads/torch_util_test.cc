@@ -74,6 +74,12 @@ TEST(Precision, NamesAndRefusals) {
     EXPECT_NE(std::string(e.what()).find("\"precision\": fp16 needs a CUDA device"), std::string::npos) << e.what();
   }
   EXPECT_THROW(ParsePrecision("fp8", cpu), core::Error);
+  try {
+    ParsePrecision("fp16", cpu, "search_precision");
+    FAIL() << "fp16 accepted on the CPU";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"search_precision\": fp16 needs a CUDA device"), std::string::npos) << e.what();
+  }
 }
 
 // Inside the scope eligible CPU operations compute in bf16 from fp32 inputs; outside, and in an
