@@ -500,6 +500,11 @@ int RunRun(const RunOptions& o) {
       std::fprintf(stderr, "run %d/%d: success in %.2f min (%d epochs, %s %.4f, seed %llu) -> %s\n", r, runs,
                    f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
                    static_cast<unsigned long long>(seed), final_path.c_str());
+    } else if (f.epochs == 0) {
+      // No epoch, no evaluation: nothing to time or report but the reason.
+      std::fprintf(stderr, "run %d/%d: aborted before its first epoch (seed %llu)%s%s -> %s\n", r, runs,
+                   static_cast<unsigned long long>(seed), f.error.empty() ? "" : ": ", f.error.c_str(),
+                   final_path.c_str());
     } else {
       std::fprintf(stderr, "run %d/%d: aborted after %.2f min (%d epochs, last %s %.4f, seed %llu)%s%s -> %s\n", r,
                    runs, f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
