@@ -95,15 +95,21 @@ void ExpectSameGame(const SelfPlayGame& a, const SelfPlayGame& b, const std::str
 
 // Games in lockstep (their searches' positions evaluated together) are the games played one by
 // one, playouts included; the evaluator sees larger batches and fewer calls.
-TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
+// Short 5x5 self-play games with noise and an opening temperature, 4 leaves per network call.
+SelfPlayOptions ShortGames(int readouts) {
   SelfPlayOptions o;
   o.size = 5;
   o.max_moves = 30;
-  o.mcts.readouts = 24;
+  o.mcts.readouts = readouts;
   o.mcts.batch = 4;
   o.mcts.root_noise = true;
-  o.mcts.dirichlet_alpha = 0.5f;
   o.mcts.temperature_moves = 4;
+  return o;
+}
+
+TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
+  SelfPlayOptions o = ShortGames(24);
+  o.mcts.dirichlet_alpha = 0.5f;
   o.q_weight = 0.5f;
   o.playout_weight = 0.5f;
   const std::vector<uint64_t> seeds = {3, 4, 5};
@@ -123,13 +129,7 @@ TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
 // playout_weight in the options is what the workload used to do by wrapping the evaluator in a
 // PlayoutMixEvaluator seeded with PlayoutSeed(seed): the same games.
 TEST(SelfPlay, PlayoutWeightIsThePlayoutMixEvaluator) {
-  SelfPlayOptions o;
-  o.size = 5;
-  o.max_moves = 30;
-  o.mcts.readouts = 16;
-  o.mcts.batch = 4;
-  o.mcts.root_noise = true;
-  o.mcts.temperature_moves = 4;
+  SelfPlayOptions o = ShortGames(16);
   PositionEvaluator net;
   go::PlayoutMixEvaluator mixed(net, 0.5f, PlayoutSeed(11), 2 * 5 * 5);
   const SelfPlayGame wrapped = PlaySelfPlayGame(mixed, o, 11);
