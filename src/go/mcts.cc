@@ -143,7 +143,7 @@ void Mcts::Begin(const Position& root_pos) {
   root_->pos = root_pos;
   root_pending_ = true;
   done_ = 0;
-  out_ = SearchResult{};
+  evaluator_calls_ = 0;
   leaves_.clear();
   paths_.clear();
   positions_.assign(1, &root_->pos);
@@ -152,7 +152,7 @@ void Mcts::Begin(const Position& root_pos) {
 void Mcts::Provide(const Evaluation* evals, size_t count) {
   TB_CHECK(root_ != nullptr && !positions_.empty(), "Mcts::Provide with no evaluation pending");
   TB_CHECK(count == positions_.size(), "Evaluator: wrong number of evaluations");
-  ++out_.evaluator_calls;
+  ++evaluator_calls_;
   Node& root = *root_;
   if (root_pending_) {
     root_pending_ = false;
@@ -221,8 +221,9 @@ SearchResult Mcts::Finish() {
   TB_CHECK(root_ != nullptr && positions_.empty(), "Mcts::Finish before the search is done");
   const Node& root = *root_;
   const int size = root.pos.board.size();
-  SearchResult out = std::move(out_);
+  SearchResult out;
   out.readouts = done_;
+  out.evaluator_calls = evaluator_calls_;
   out.visits.assign(size * size + 1, 0.0f);
   float total = 0;
   for (size_t k = 0; k < root.moves.size(); ++k) {

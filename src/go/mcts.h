@@ -113,8 +113,7 @@ class Mcts {
   // The search in progress.
   std::unique_ptr<Node> root_;
   bool root_pending_ = false;
-  int done_ = 0;
-  SearchResult out_;
+  int done_ = 0, evaluator_calls_ = 0;
   std::vector<Node*> path_, leaves_;
   std::vector<std::vector<Node*>> paths_;
   std::vector<const Position*> positions_;

@@ -72,13 +72,15 @@ float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool 
   return p.to_play == kBlack ? black : -black;
 }
 
+void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves, bool incremental, Evaluation* e) {
+  const float z = PlayoutValue(p, rng, max_moves, incremental);
+  e->value = (1 - weight) * e->value + weight * z;
+}
+
 void PlayoutMixEvaluator::Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) {
   inner_.Evaluate(positions, out);
   if (weight_ <= 0) return;
-  for (size_t k = 0; k < positions.size(); ++k) {
-    const float z = PlayoutValue(*positions[k], rng_, max_moves_, incremental_);
-    (*out)[k].value = (1 - weight_) * (*out)[k].value + weight_ * z;
-  }
+  for (size_t k = 0; k < positions.size(); ++k) MixPlayout(*positions[k], weight_, rng_, max_moves_, incremental_, &(*out)[k]);
 }
 
 }  // namespace trainbench::go

@@ -26,6 +26,9 @@ Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool 
 // lose, 0 tie.
 float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental = false);
 
+// Mixes one playout from `p` into `e`'s value: (1 - weight) * value + weight * PlayoutValue.
+void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves, bool incremental, Evaluation* e);
+
 // Wraps `inner`: its priors unchanged, its value mixed with one playout per position.
 class PlayoutMixEvaluator : public Evaluator {
  public:

@@ -79,10 +79,8 @@ std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const Self
       if (!g.playing) continue;
       const size_t count = g.mcts.Pending().size();
       if (o.playout_weight > 0) {
-        for (size_t k = 0; k < count; ++k) {
-          const float z = go::PlayoutValue(*batch[g.first + k], g.playout_rng, playout_moves, o.incremental_playouts);
-          go::Evaluation& e = evals[g.first + k];
-          e.value = (1 - o.playout_weight) * e.value + o.playout_weight * z;
+        for (size_t k = g.first; k < g.first + count; ++k) {
+          go::MixPlayout(*batch[k], o.playout_weight, g.playout_rng, playout_moves, o.incremental_playouts, &evals[k]);
         }
       }
       g.mcts.Provide(evals.data() + g.first, count);
