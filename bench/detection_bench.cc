@@ -1,8 +1,10 @@
 // detection_bench: the speed of the detection benchmarks' parts on this machine (SSD and Mask R-CNN).
 //   detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]
-//                   [--malloc-reuse 0|1]
+//                   [--malloc-reuse 0|1] [--precision fp32|bf16|fp16] [--channels-last 0|1]
 // --malloc-reuse 1 sets core::EnableMallocReuse for the whole process, as the definitions'
-// malloc_reuse key does: compare two invocations, one after the other.
+// malloc_reuse key does: compare two invocations, one after the other. --precision and
+// --channels-last apply to Mask R-CNN as instance_segmentation's keys of the same names do
+// (autocast around Losses and Detect; NHWC weights and images).
 // Prints, per model: the input pipeline's images/s (decode, SSD crop, flip, resize, jitter,
 // target encoding; one thread), training images/s of the step (forward, loss with hard negative
 // mining, backward, SGD) with its GFLOP/s (3 x the forward MACs x 2) and fraction of the fp32
@@ -31,6 +33,7 @@
 #include "vision/boxes.h"
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
+#include "workloads/torch_util.h"
 
 namespace tb = trainbench;
 
@@ -108,9 +111,13 @@ void BenchModel(const std::string& name, const tb::models::SsdOptions& so, const
 // COCO box and mask evaluation of those detections when `gt` is given.
 void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& mo, const torch::Tensor& images,
                    const tb::models::ImageSizes& sizes, const std::vector<tb::models::MaskRcnnTarget>& targets, int steps,
-                   double peak, const tb::coco::CocoDataset* gt, const std::vector<int64_t>& image_ids,
-                   const std::vector<int64_t>& category_ids) {
+                   const tb::bench::GemmPeaks& peaks, const tb::coco::CocoDataset* gt, const std::vector<int64_t>& image_ids,
+                   const std::vector<int64_t>& category_ids, torch::Dtype precision, bool channels_last) {
+  const torch::Device cpu(torch::kCPU);
   tb::models::MaskRcnn net(mo);
+  if (channels_last) tb::workloads::ToChannelsLast(*net);
+  const torch::Tensor input =
+      images.contiguous(channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous);
   torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9).weight_decay(1e-4));
   tb::data::Rng rng(5);
   net->train();
@@ -119,7 +126,10 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
   for (int s = -1; s < steps; ++s) {  // one warm-up step
     if (s == 0) t0 = Now();
     torch::Tensor loss;
-    for (const auto& [k, v] : net->Losses(images, sizes, targets, rng)) loss = loss.defined() ? loss + v : v;
+    {
+      tb::workloads::AutocastScope autocast(cpu, precision);
+      for (const auto& [k, v] : net->Losses(input, sizes, targets, rng)) loss = loss.defined() ? loss + v : v;
+    }
     sgd.zero_grad();
     loss.backward();
     sgd.step();
@@ -127,17 +137,22 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
   const double train_s = (Now() - t0) / steps;
   const double macs = static_cast<double>(net->ForwardMacs(images.size(2), images.size(3), true));
   const double gflops = 3 * 2 * macs * batch / train_s / 1e9;
-  std::printf("%s: train step %.1f ms for %lld images: %.1f images/s, %.1f GFLOP/s = %.0f%% of the fp32 peak "
-              "(%.2f GMAC per image forward)\n",
-              name.c_str(), 1e3 * train_s, static_cast<long long>(batch), batch / train_s, gflops, 100 * gflops / peak,
-              macs / 1e9);
+  std::printf("%s, %s%s: train step %.1f ms for %lld images: %.1f images/s, %.1f GFLOP/s = %.0f%% of the fp32 peak, "
+              "%.0f%% of the bf16 peak (%.2f GMAC per image forward)\n",
+              name.c_str(), tb::workloads::PrecisionName(precision), channels_last ? " NHWC" : "", 1e3 * train_s,
+              static_cast<long long>(batch), batch / train_s, gflops, 100 * gflops / peaks.fp32,
+              100 * gflops / peaks.bf16, macs / 1e9);
   net->eval();
   torch::NoGradGuard no_grad;
   std::vector<tb::coco::Detection> dets;
   const int evals = std::max(1, steps);
   t0 = Now();
   for (int s = 0; s < evals; ++s) {
-    const auto out = net->Detect(images, sizes);
+    std::vector<tb::models::MaskRcnnDetections> out;
+    {
+      tb::workloads::AutocastScope autocast(cpu, precision);
+      out = net->Detect(input, sizes);
+    }
     for (int64_t i = 0; i < batch; ++i) {
       const auto& d = out[static_cast<size_t>(i)];
       const int64_t h = sizes[static_cast<size_t>(i)].first, w = sizes[static_cast<size_t>(i)].second;
@@ -180,7 +195,8 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
 
 int main(int argc, char** argv) {
   std::string data_dir = tb::core::ExpandDataPath("{user_data}/datasets/detection_mini"), model = "both";
-  int threads = 2, steps = 5, malloc_reuse = 0;
+  int threads = 2, steps = 5, malloc_reuse = 0, channels_last = 0;
+  std::string precision_name = "fp32";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--data") data_dir = argv[i + 1];
@@ -188,10 +204,19 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--steps") steps = std::atoi(argv[i + 1]);
     else if (a == "--malloc-reuse") malloc_reuse = std::atoi(argv[i + 1]);
+    else if (a == "--precision") precision_name = argv[i + 1];
+    else if (a == "--channels-last") channels_last = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N] [--malloc-reuse 0|1]\n");
+      std::fprintf(stderr, "usage: detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N] [--malloc-reuse 0|1] [--precision fp32|bf16|fp16] [--channels-last 0|1]\n");
       return 2;
     }
+  }
+  torch::Dtype precision = torch::kFloat32;
+  try {
+    precision = tb::workloads::ParsePrecision(precision_name, torch::Device(torch::kCPU));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "detection_bench: --precision: %s\n", e.what());
+    return 2;
   }
   if (malloc_reuse && !tb::core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
   std::printf("malloc_reuse=%d\n", tb::core::MallocReuseEnabled() ? 1 : 0);
@@ -307,8 +332,8 @@ int main(int argc, char** argv) {
       const tb::coco::CocoDataset gt = tb::coco::ReadCocoDataset(data_dir + "/annotations/instances_train2017.json");
       std::vector<int64_t> ids;
       for (int64_t i = 0; i < batch; ++i) ids.push_back(split->images[static_cast<size_t>(i)].image_id);
-      BenchMaskRcnn("maskrcnn mini (128x128, width 16, FPN 64)", mo, x, sizes, targets, steps, peaks.fp32, &gt, ids,
-                    split->category_ids);
+      BenchMaskRcnn("maskrcnn mini (128x128, width 16, FPN 64)", mo, x, sizes, targets, steps, peaks, &gt, ids,
+                    split->category_ids, precision, channels_last != 0);
     }
     if (model == "maskrcnn_full") {
       // The R-50-FPN on 2 random 800x1216 images (a COCO image's usual size after the resize)
@@ -334,7 +359,7 @@ int main(int argc, char** argv) {
         sizes.emplace_back(h, w);
       }
       BenchMaskRcnn("maskrcnn full (R-50-FPN, 800x1216)", tb::models::MaskRcnnR50FpnOptions(81), torch::randn({batch, 3, h, w}),
-                    sizes, targets, std::max(1, steps / 5), peaks.fp32, nullptr, {}, {});
+                    sizes, targets, std::max(1, steps / 5), peaks, nullptr, {}, {}, precision, channels_last != 0);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "detection_bench: %s\n", e.what());

@@ -81,7 +81,10 @@ torch::Tensor PoolRois(const std::vector<torch::Tensor>& features, const torch::
   ro.sampling_ratio = o.pool_sampling_ratio;
   ro.aligned = false;
   TORCH_CHECK(features.size() == 4, "PoolRois: expected P2..P5");
-  return vision::MultiScaleRoiAlign(features, rois, ro, 2, o.roi_canonical_scale, o.roi_canonical_level);
+  // RoIAlign reads fp32 (a no-op in fp32; under autocast the features are in its lower dtype).
+  std::vector<torch::Tensor> f32;
+  for (const auto& f : features) f32.push_back(f.to(torch::kFloat));
+  return vision::MultiScaleRoiAlign(f32, rois, ro, 2, o.roi_canonical_scale, o.roi_canonical_level);
 }
 
 // k of n indices drawn uniformly without replacement (a partial Fisher-Yates shuffle).
@@ -212,8 +215,13 @@ MaskRcnnImpl::RpnOutput MaskRcnnImpl::Rpn(const std::vector<torch::Tensor>& feat
     const int64_t h = f.size(2), w = f.size(3);
     const auto t = torch::relu(rpn_conv->forward(f));
     // [N, A, H, W] -> [N, H W A] and [N, 4 A, H, W] -> [N, H W A, 4]: the anchors' order.
-    obj.push_back(rpn_cls_logits->forward(t).permute({0, 2, 3, 1}).reshape({n, -1}));
-    del.push_back(rpn_bbox_pred->forward(t).view({n, a, 4, h, w}).permute({0, 3, 4, 1, 2}).reshape({n, -1, 4}));
+    // The logits and deltas in fp32 (a no-op in fp32, a cast from the autocast dtype under it).
+    obj.push_back(rpn_cls_logits->forward(t).to(torch::kFloat).permute({0, 2, 3, 1}).reshape({n, -1}));
+    del.push_back(rpn_bbox_pred->forward(t)
+                      .to(torch::kFloat)
+                      .view({n, a, 4, h, w})
+                      .permute({0, 3, 4, 1, 2})
+                      .reshape({n, -1, 4}));
     levels.push_back(torch::full({h * w * a}, static_cast<int64_t>(l),
                                  torch::TensorOptions().dtype(torch::kLong).device(f.device())));
     grids.emplace_back(h, w);
@@ -221,7 +229,7 @@ MaskRcnnImpl::RpnOutput MaskRcnnImpl::Rpn(const std::vector<torch::Tensor>& feat
   RpnOutput out;
   out.objectness = torch::cat(obj, 1);
   out.deltas = torch::cat(del, 1);
-  out.anchors = torch::cat(MakeFpnAnchors(options_, grids, features[0].options()), 0);
+  out.anchors = torch::cat(MakeFpnAnchors(options_, grids, features[0].options().dtype(torch::kFloat)), 0);
   out.levels = torch::cat(levels, 0);
   return out;
 }
@@ -273,14 +281,14 @@ std::pair<torch::Tensor, torch::Tensor> MaskRcnnImpl::BoxHead(const std::vector<
   auto x = PoolRois({features.begin(), features.begin() + 4}, rois, options_.box_pool_size, options_);
   x = torch::relu(fc6->forward(x.flatten(1)));
   x = torch::relu(fc7->forward(x));
-  return {cls_score->forward(x), bbox_pred->forward(x)};
+  return {cls_score->forward(x).to(torch::kFloat), bbox_pred->forward(x).to(torch::kFloat)};
 }
 
 torch::Tensor MaskRcnnImpl::MaskHead(const std::vector<torch::Tensor>& features, const torch::Tensor& rois) {
   auto x = PoolRois({features.begin(), features.begin() + 4}, rois, options_.mask_pool_size, options_);
   for (auto& conv : mask_fcn) x = torch::relu(conv->forward(x));
   x = torch::relu(conv5_mask->forward(x));
-  return mask_fcn_logits->forward(x);
+  return mask_fcn_logits->forward(x).to(torch::kFloat);
 }
 
 std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& images, const ImageSizes& sizes,

@@ -24,6 +24,10 @@
 //
 // Boxes are xyxy in image pixels, continuous coordinates without the legacy "+1" (see
 // docs/vision_ops.md). Images are a padded batch [N, 3, H, W] with each image's true size.
+// Mixed precision: under a caller's LibTorch autocast scope the convolutions and fc layers run in
+// its dtype (bf16, fp16) from the fp32 weights; the network's outputs (RPN logits and deltas, the
+// box head's, the mask logits) and the features RoIAlign reads are cast to fp32, so anchors, box
+// coding, matching, sampling, NMS, RoIAlign and the losses are fp32 whatever the scope.
 // Device-agnostic: the module lives wherever .to(device) puts it; NMS and RoIAlign run through
 // src/vision's CPU kernels (which copy other devices' tensors). Sampling draws from a data::Rng
 // passed in, so a seed gives the same losses on every run and thread count.

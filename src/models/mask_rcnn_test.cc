@@ -1,5 +1,6 @@
 #include "models/mask_rcnn.h"
 
+#include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -205,6 +206,91 @@ TEST(MaskRcnn, DetectReturnsAtMost100SortedWith28x28Masks) {
   few.detections_per_img = 7;
   EXPECT_EQ(net->Detect(images, sizes, few)[1].boxes.size(0), 7);
   EXPECT_GT(net->ForwardMacs(64, 64), net->trunk->ForwardMacs(64, 64));
+}
+
+// LibTorch's CPU autocast in bf16 for a scope (as workloads::AutocastScope, which models do not
+// link).
+class Bf16Autocast {
+ public:
+  Bf16Autocast() {
+    at::autocast::set_autocast_cpu_dtype(torch::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::increment_nesting();
+  }
+  ~Bf16Autocast() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(false);
+  }
+};
+
+// Under bf16 autocast the network computes in bf16 and everything after it in fp32: the losses
+// are fp32 scalars within bf16 rounding of the fp32 ones, every parameter gets a finite fp32
+// gradient, and detections come back in fp32. NHWC weights and images give the fp32 losses.
+TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
+  torch::set_num_threads(1);
+  torch::manual_seed(0);
+  MaskRcnn net(MiniMaskRcnnOptions(3, 64, 8, 1, 16));
+  net->train();
+  const auto scene = TwoObjects();
+  const std::vector<std::string> names = {"loss_objectness", "loss_rpn_box_reg", "loss_classifier", "loss_box_reg",
+                                          "loss_mask"};
+  auto losses_of = [&](const torch::Tensor& image, bool bf16) {
+    data::Rng rng(5);
+    std::map<std::string, torch::Tensor> l;
+    if (bf16) {
+      Bf16Autocast scope;
+      l = net->Losses(image, {{64, 64}}, {scene.target}, rng);
+    } else {
+      l = net->Losses(image, {{64, 64}}, {scene.target}, rng);
+    }
+    return l;
+  };
+  const auto fp = losses_of(scene.image, false);
+  auto bf = losses_of(scene.image, true);
+  double max_diff = 0;
+  torch::Tensor total = torch::zeros({});
+  for (const auto& name : names) {
+    ASSERT_TRUE(bf.count(name)) << name;
+    EXPECT_EQ(bf[name].scalar_type(), torch::kFloat) << name;
+    const double f = fp.at(name).item<double>(), b = bf[name].item<double>();
+    EXPECT_TRUE(std::isfinite(b)) << name;
+    EXPECT_NEAR(b, f, 0.05 * std::max(std::abs(f), 0.1)) << name;  // bf16 keeps 8 bits of mantissa
+    max_diff = std::max(max_diff, std::abs(b - f));
+    total = total + bf[name];
+  }
+  EXPECT_GT(max_diff, 0.0) << "bf16 autocast should round somewhere (was it on?)";
+  total.backward();
+  int with_grad = 0;
+  for (const auto& p : net->named_parameters()) {
+    if (!p.value().grad().defined()) continue;
+    ++with_grad;
+    EXPECT_EQ(p.value().grad().scalar_type(), torch::kFloat) << p.key();
+    EXPECT_TRUE(torch::isfinite(p.value().grad()).all().item<bool>()) << p.key();
+  }
+  EXPECT_EQ(with_grad, static_cast<int>(net->parameters().size()));
+
+  // Channels-last: the same function, in fp32 within float rounding.
+  net->zero_grad();
+  for (auto& p : net->parameters()) {
+    if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+  const auto nhwc = losses_of(scene.image.contiguous(torch::MemoryFormat::ChannelsLast), false);
+  for (const auto& name : names) {
+    EXPECT_NEAR(nhwc.at(name).item<double>(), fp.at(name).item<double>(), 1e-4) << name;
+  }
+
+  net->eval();
+  std::vector<MaskRcnnDetections> dets;
+  {
+    Bf16Autocast scope;
+    dets = net->Detect(scene.image, {{64, 64}});
+  }
+  ASSERT_EQ(dets.size(), 1u);
+  const auto& d = dets[0];
+  EXPECT_GT(d.boxes.size(0), 0);
+  for (const auto* t : {&d.boxes, &d.scores, &d.masks}) EXPECT_EQ(t->scalar_type(), torch::kFloat);
+  EXPECT_TRUE((d.masks >= 0).all().item<bool>() && (d.masks <= 1).all().item<bool>());
+  EXPECT_TRUE((d.scores.slice(0, 1) <= d.scores.slice(0, 0, d.scores.size(0) - 1)).all().item<bool>());
 }
 
 TEST(MaskRcnn, R50FpnHasTheReferenceParameterCount) {

@@ -55,9 +55,10 @@ std::vector<RowGeometry> Geometry(const data::Batch& batch) {
 }
 
 // The batch's images cropped to its largest image rounded up to `divisibility` (the reference's
-// collator pads each batch only that far), and each image's true size.
+// collator pads each batch only that far), and each image's true size; NHWC when channels_last.
 std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch, const std::vector<RowGeometry>& g,
-                                                          int64_t divisibility, const torch::Device& device) {
+                                                          int64_t divisibility, const torch::Device& device,
+                                                          bool channels_last) {
   models::ImageSizes sizes;
   int64_t h = 1, w = 1;
   for (const auto& r : g) {
@@ -69,12 +70,20 @@ std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& bat
   w = std::min<int64_t>(RoundUpTo(w, divisibility), batch.shape.width);
   torch::Tensor all = torch::from_blob(const_cast<float*>(batch.data.data()),
                                        {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
-  return {all.narrow(2, 0, h).narrow(3, 0, w).to(device, torch::kFloat32, false, true).contiguous(), sizes};
+  return {all.narrow(2, 0, h)
+              .narrow(3, 0, w)
+              .to(device, torch::kFloat32, false, true)
+              .contiguous(channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous),
+          sizes};
 }
 
 class InstanceSegmentation : public train::Workload {
  public:
   explicit InstanceSegmentation(std::string scale) : scale_(std::move(scale)) {}
+
+  void CheckConfig(const Json& c, const std::string& device) const override {
+    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+  }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
@@ -108,6 +117,8 @@ class InstanceSegmentation : public train::Workload {
     width_ = c.at("width").get<int64_t>();
     blocks_ = c.at("blocks_per_stage").get<int64_t>();
     fpn_channels_ = c.at("fpn_channels").get<int64_t>();
+    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
+    channels_last_ = c.at("channels_last").get<bool>();
     if (batch_size_ % ctx.world_size != 0) {
       throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
                         " is not a multiple of the world size " + std::to_string(ctx.world_size));
@@ -134,6 +145,8 @@ class InstanceSegmentation : public train::Workload {
     detect_.detections_per_img = c.at("max_detections").get<int64_t>();
     model_ = models::MaskRcnn(mo);
     model_->to(device_);
+    if (channels_last_) ToChannelsLast(*model_);
+    if (precision_ == torch::kFloat16) scaler_.emplace();
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *model_);
     // The reference's optimizer: biases at bias_lr_factor x the learning rate, no weight decay.
@@ -194,6 +207,8 @@ class InstanceSegmentation : public train::Workload {
 
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
+    j["precision"] = PrecisionName(precision_);
+    j["channels_last"] = channels_last_;
     const int64_t s = input_.max_size;
     j["model_macs_per_image_train"] = model_->ForwardMacs(s, s, true);
     j["model_macs_per_image_eval"] = model_->ForwardMacs(s, s, false, detect_.detections_per_img);
@@ -248,7 +263,7 @@ class InstanceSegmentation : public train::Workload {
     train_loader_->StartEpoch(epoch);
     while (auto batch = train_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_);
+      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, channels_last_);
       std::vector<models::MaskRcnnTarget> targets;
       targets.reserve(g.size());
       for (int64_t r = 0; r < batch->size; ++r) {
@@ -258,14 +273,18 @@ class InstanceSegmentation : public train::Workload {
         targets.push_back({t.boxes.to(device_), t.labels.to(device_), t.masks.to(device_)});
       }
       SetLearningRate(LearningRate(step_));
-      const auto losses = model_->Losses(images, sizes, targets, sampling_rng_);
       torch::Tensor loss;
-      for (const auto& [name, value] : losses) loss = loss.defined() ? loss + value : value;
+      {
+        // The network under autocast; the model keeps the rest (boxes, sampling, losses) in fp32.
+        AutocastScope autocast(device_, precision_);
+        const auto losses = model_->Losses(images, sizes, targets, sampling_rng_);
+        for (const auto& [name, value] : losses) loss = loss.defined() ? loss + value : value;
+      }
       sgd_->zero_grad();
       if (reducer_) reducer_->Prepare();
-      loss.backward();
+      (scaler_ ? scaler_->Scale(loss) : loss).backward();
       if (reducer_) reducer_->Finish();
-      sgd_->step();
+      if (!scaler_ || scaler_->UnscaleAndUpdate(model_->parameters())) sgd_->step();
       ++step_;
       if (!ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
     }
@@ -279,8 +298,12 @@ class InstanceSegmentation : public train::Workload {
     eval_loader_->StartEpoch(0);
     while (auto batch = eval_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_);
-      const std::vector<models::MaskRcnnDetections> dets = model_->Detect(images, sizes, detect_);
+      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, channels_last_);
+      std::vector<models::MaskRcnnDetections> dets;
+      {
+        AutocastScope autocast(device_, precision_);
+        dets = model_->Detect(images, sizes, detect_);
+      }
       for (int64_t r = 0; r < batch->num_valid; ++r) {
         const DetectionImage& im = eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
         AppendResults(im, g[static_cast<size_t>(r)], dets[static_cast<size_t>(r)], &results);
@@ -383,6 +406,9 @@ class InstanceSegmentation : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
+  torch::Dtype precision_ = torch::kFloat32;
+  bool channels_last_ = false;
+  std::optional<LossScaler> scaler_;
   data::Rng sampling_rng_{0};
   int64_t batch_size_ = 0, eval_batch_ = 0, num_classes_ = 0, width_ = 0, blocks_ = 0, fpn_channels_ = 0,
           warmup_steps_ = 0, steps_per_epoch_ = 1, step_ = 0;

@@ -4,6 +4,8 @@
 #     of a tiny Mask R-CNN trains, evaluates boxes and masks with the COCO protocol every epoch
 #     and ends at the epoch limit; its log carries both metrics and passes `trainbench check`;
 #  2. a closed run (step budget) passes the closed rules; a log with another mask head fails them;
+#     a closed run in bf16 with channels-last trains, evaluates and passes them; fp16 on a CPU is
+#     refused before any run;
 #  3. the targets: a log that claims success with the box target reached but not the mask one
 #     fails `check` (both must hold in one evaluation), with both reached it passes;
 #  4. two data-parallel processes (Gloo) train and gather their detections for one evaluation;
@@ -45,6 +47,21 @@ sed 's/"key": "model_hp_mask_head_channels", "value": [0-9]*/"key": "model_hp_ma
 "$TB" check "$W/changed.txt" >"$W/check_changed.out" 2>&1
 expect_rc 1 $? "closed check of a changed mask head"
 expect_grep "model_hp_mask_head_channels" "$W/check_changed.out" "names model_hp_mask_head_channels"
+
+# 2b. The system options (bf16 autocast, channels-last, malloc_reuse) are closed-division legal:
+# the run trains and evaluates in bf16, logs them in its provenance and passes the closed rules.
+"$TB" run instance_segmentation --data "$S" --runs 1 --seed 7 --threads 2 --max-epochs 1 --set batch_size=8 --set eval_batch_size=6 \
+  --set precision=bf16 --set channels_last=true --set malloc_reuse=true \
+  --results "$W/mixed" --system testsys --no-progress >"$W/mixed.out" 2>&1
+expect_rc 1 $? "closed bf16 run (aborted at the epoch limit)"
+ML=$W/mixed/testsys/instance_segmentation/result_1.txt
+expect_grep '"precision": "bf16", "channels_last": true' "$ML" "precision and memory format in the provenance"
+expect_grep '"key": "eval_accuracy", "value": [0-9.e-]+, "metadata": \{.*"segm_map": [0-9.e-]+' "$ML" "a bf16 evaluation"
+"$TB" check "$ML" >"$W/check_mixed.out" 2>&1
+expect_rc 0 $? "closed check of the bf16 run"
+"$TB" run instance_segmentation --data "$S" --runs 1 --set precision=fp16 --results "$W/mixed" --system testsys >"$W/fp16.out" 2>&1
+expect_rc 2 $? "fp16 on a CPU"
+expect_grep '"precision": fp16 needs a CUDA device' "$W/fp16.out" "names the key and why"
 
 # 3. Success needs both targets on one evaluation line.
 python3 - "$CL" "$W" <<'PYEOF'
