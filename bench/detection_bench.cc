@@ -2,7 +2,9 @@
 //   detection_bench [--data DIR] [--model mini|ssd300|both|maskrcnn_mini|maskrcnn_full|all] [--threads N] [--steps N]
 //                   [--malloc-reuse 0|1] [--precision fp32|bf16|fp16] [--channels-last 0|1]
 // --malloc-reuse 1 sets core::EnableMallocReuse for the whole process, as the definitions'
-// malloc_reuse key does: compare two invocations, one after the other. --precision and
+// malloc_reuse key does: compare two invocations, one after the other. Without it, --model
+// maskrcnn_mini and maskrcnn_full run under instance_segmentation's own reference allocator
+// setting (core::RaiseMmapThreshold), as its reference runs do. --precision and
 // --channels-last apply to Mask R-CNN as instance_segmentation's keys of the same names do
 // (autocast around Losses and Detect; NHWC weights and images).
 // Prints, per model: the input pipeline's images/s (decode, SSD crop, flip, resize, jitter,
@@ -220,6 +222,15 @@ int main(int argc, char** argv) {
   }
   if (malloc_reuse && !tb::core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
   std::printf("malloc_reuse=%d\n", tb::core::MallocReuseEnabled() ? 1 : 0);
+  // Without malloc_reuse, Mask R-CNN alone runs under instance_segmentation's own allocator
+  // setting, as its reference runs do (the SSD workload has none: glibc's defaults).
+  if (!malloc_reuse && (model == "maskrcnn_mini" || model == "maskrcnn_full")) {
+    std::printf("allocator: instance_segmentation's reference setting (mmap threshold 32 MB): %s\n",
+                tb::core::RaiseMmapThreshold() ? "set" : "no glibc mallopt");
+  } else if (!malloc_reuse && model == "all") {
+    std::printf("allocator: glibc's defaults, the SSD's; instance_segmentation's reference raises the mmap threshold "
+                "(run --model maskrcnn_mini for its figures)\n");
+  }
   torch::set_num_threads(threads);
   const tb::bench::GemmPeaks peaks = tb::bench::MeasureGemmPeaks();
   std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (%d threads)\n", peaks.fp32, peaks.bf16, threads);

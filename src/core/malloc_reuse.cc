@@ -26,4 +26,13 @@ bool EnableMallocReuse() {
 
 bool MallocReuseEnabled() { return g_enabled; }
 
+bool RaiseMmapThreshold() {
+#if defined(__GLIBC__)
+  if (g_enabled) return true;
+  return ::mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && ::mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+#else
+  return false;
+#endif
+}
+
 }  // namespace trainbench::core

@@ -22,4 +22,10 @@ bool EnableMallocReuse();
 // Whether EnableMallocReuse() has succeeded in this process.
 bool MallocReuseEnabled();
 
+// A milder setting (instance_segmentation's reference, as calibrated, when malloc_reuse is off):
+// blocks below 32 MB come from the heap, and the heap top is trimmed only above 1 GB free.
+// Does nothing once EnableMallocReuse() has succeeded (it would undo its never-trim). Returns
+// false where there is no glibc mallopt.
+bool RaiseMmapThreshold();
+
 }  // namespace trainbench::core

@@ -16,6 +16,7 @@ namespace {
 // Blocks of glibc's main arena served by mmap right now (mallinfo2's hblks).
 size_t MappedBlocks() { return ::mallinfo2().hblks; }
 
+// One test: the settings are process-wide, so their order is part of what is checked.
 TEST(MallocReuse, LargeBlocksComeFromTheHeapAndStayThere) {
   constexpr size_t kBig = size_t{48} << 20;  // over glibc's largest mmap threshold (32 MB)
   void* before = std::malloc(kBig);
@@ -23,6 +24,20 @@ TEST(MallocReuse, LargeBlocksComeFromTheHeapAndStayThere) {
   const size_t mapped_default = MappedBlocks();
   std::free(before);
   EXPECT_GE(mapped_default, 1u) << "glibc served a 48 MB block without mmap before the setting";
+
+  // instance_segmentation's milder setting: a 28 MB block from the heap once it is raised. A
+  // 20 MB block held meanwhile shows that the threshold was below that (glibc raises it by
+  // itself only when a mapped block is freed).
+  void* held = std::malloc(size_t{20} << 20);
+  ASSERT_NE(held, nullptr);
+  const size_t mapped_held = MappedBlocks();
+  EXPECT_GE(mapped_held, 1u) << "a 20 MB block came from the heap before the setting";
+  ASSERT_TRUE(RaiseMmapThreshold());
+  void* mid = std::malloc(size_t{28} << 20);
+  ASSERT_NE(mid, nullptr);
+  EXPECT_EQ(MappedBlocks(), mapped_held) << "the 28 MB block was mmapped after RaiseMmapThreshold";
+  std::free(mid);
+  std::free(held);
 
   ASSERT_TRUE(EnableMallocReuse());
   EXPECT_TRUE(MallocReuseEnabled());

@@ -2,10 +2,6 @@
 
 #include <torch/torch.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -89,17 +85,11 @@ class InstanceSegmentation : public train::Workload {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-#if defined(__GLIBC__)
     // The heads' activations (tens of MB a step, allocated and freed every step) would otherwise be
     // mmapped and unmapped each time, page-faulting anew: about 16% of a mini step on 2 cores.
-    // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB. Not when
-    // SetUpTorch has applied malloc_reuse (no mmap at all, never trim): this would undo its trim
-    // setting.
-    if (!core::MallocReuseEnabled()) {
-      mallopt(M_MMAP_THRESHOLD, 32 << 20);
-      mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    }
-#endif
+    // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB; nothing
+    // when SetUpTorch has applied malloc_reuse.
+    core::RaiseMmapThreshold();
     if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
     batch_size_ = c.at("batch_size").get<int64_t>();
     base_lr_ = c.at("base_lr").get<double>();
