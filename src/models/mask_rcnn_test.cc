@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "vision/boxes.h"
 
@@ -142,11 +144,22 @@ TEST(MaskRcnn, MaskTargetOfAnExactBoxIsAllOnes) {
   EXPECT_TRUE(t[2].index({Slice(), Slice(14, 28)}).eq(0).all().item<bool>());
 }
 
-TEST(MaskRcnn, LossesAreFiniteAndSgdReducesThem) {
+// The losses Losses() returns.
+const std::vector<std::string> kLossNames = {"loss_objectness", "loss_rpn_box_reg", "loss_classifier", "loss_box_reg",
+                                             "loss_mask"};
+
+// The loss tests' network: a 3-class mini Mask R-CNN for 64-pixel images, seeded, in train mode,
+// on one thread.
+MaskRcnn TrainingNet() {
   torch::set_num_threads(1);
   torch::manual_seed(0);
   MaskRcnn net(MiniMaskRcnnOptions(3, 64, 8, 1, 16));
   net->train();
+  return net;
+}
+
+TEST(MaskRcnn, LossesAreFiniteAndSgdReducesThem) {
+  MaskRcnn net = TrainingNet();
   const auto scene = TwoObjects();
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   double first = 0, last = 0;
@@ -155,7 +168,7 @@ TEST(MaskRcnn, LossesAreFiniteAndSgdReducesThem) {
     auto losses = net->Losses(scene.image, {{64, 64}}, {scene.target}, rng);
     ASSERT_EQ(losses.size(), 5u);
     torch::Tensor total = torch::zeros({});
-    for (const char* name : {"loss_objectness", "loss_rpn_box_reg", "loss_classifier", "loss_box_reg", "loss_mask"}) {
+    for (const auto& name : kLossNames) {
       ASSERT_TRUE(losses.count(name)) << name;
       EXPECT_EQ(losses[name].dim(), 0) << name;
       EXPECT_TRUE(std::isfinite(losses[name].item<double>())) << name;
@@ -227,13 +240,8 @@ class Bf16Autocast {
 // are fp32 scalars within bf16 rounding of the fp32 ones, every parameter gets a finite fp32
 // gradient, and detections come back in fp32. NHWC weights and images give the fp32 losses.
 TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
-  torch::set_num_threads(1);
-  torch::manual_seed(0);
-  MaskRcnn net(MiniMaskRcnnOptions(3, 64, 8, 1, 16));
-  net->train();
+  MaskRcnn net = TrainingNet();
   const auto scene = TwoObjects();
-  const std::vector<std::string> names = {"loss_objectness", "loss_rpn_box_reg", "loss_classifier", "loss_box_reg",
-                                          "loss_mask"};
   auto losses_of = [&](const torch::Tensor& image, bool bf16) {
     data::Rng rng(5);
     std::map<std::string, torch::Tensor> l;
@@ -249,7 +257,7 @@ TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
   auto bf = losses_of(scene.image, true);
   double max_diff = 0;
   torch::Tensor total = torch::zeros({});
-  for (const auto& name : names) {
+  for (const auto& name : kLossNames) {
     ASSERT_TRUE(bf.count(name)) << name;
     EXPECT_EQ(bf[name].scalar_type(), torch::kFloat) << name;
     const double f = fp.at(name).item<double>(), b = bf[name].item<double>();
@@ -275,7 +283,7 @@ TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
     if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
   }
   const auto nhwc = losses_of(scene.image.contiguous(torch::MemoryFormat::ChannelsLast), false);
-  for (const auto& name : names) {
+  for (const auto& name : kLossNames) {
     EXPECT_NEAR(nhwc.at(name).item<double>(), fp.at(name).item<double>(), 1e-4) << name;
   }
 
