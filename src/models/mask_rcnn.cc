@@ -72,8 +72,16 @@ std::vector<std::pair<int64_t, int64_t>> StageSizes(const ResNetOptions& t, int6
   return sizes;
 }
 
-// MultiScaleRoIAlign over P2..P5 with the options' level mapper (the mini model scales the
-// canonical scale).
+// P2..P5 of Features() in fp32, for RoIAlign: a no-op in fp32; under autocast the features are
+// in its lower dtype. Once per forward pass, for both heads.
+std::vector<torch::Tensor> RoiFeatures(const std::vector<torch::Tensor>& features) {
+  std::vector<torch::Tensor> f32;
+  for (size_t l = 0; l < 4; ++l) f32.push_back(features[l].to(torch::kFloat));
+  return f32;
+}
+
+// MultiScaleRoIAlign over RoiFeatures' P2..P5 with the options' level mapper (the mini model
+// scales the canonical scale).
 torch::Tensor PoolRois(const std::vector<torch::Tensor>& features, const torch::Tensor& rois,
                        int64_t size, const MaskRcnnOptions& o) {
   vision::RoiAlignOptions ro;
@@ -81,10 +89,7 @@ torch::Tensor PoolRois(const std::vector<torch::Tensor>& features, const torch::
   ro.sampling_ratio = o.pool_sampling_ratio;
   ro.aligned = false;
   TORCH_CHECK(features.size() == 4, "PoolRois: expected P2..P5");
-  // RoIAlign reads fp32 (a no-op in fp32; under autocast the features are in its lower dtype).
-  std::vector<torch::Tensor> f32;
-  for (const auto& f : features) f32.push_back(f.to(torch::kFloat));
-  return vision::MultiScaleRoiAlign(f32, rois, ro, 2, o.roi_canonical_scale, o.roi_canonical_level);
+  return vision::MultiScaleRoiAlign(features, rois, ro, 2, o.roi_canonical_scale, o.roi_canonical_level);
 }
 
 // k of n indices drawn uniformly without replacement (a partial Fisher-Yates shuffle).
@@ -278,14 +283,14 @@ std::vector<torch::Tensor> MaskRcnnImpl::Proposals(const RpnOutput& rpn, const I
 
 std::pair<torch::Tensor, torch::Tensor> MaskRcnnImpl::BoxHead(const std::vector<torch::Tensor>& features,
                                                               const torch::Tensor& rois) {
-  auto x = PoolRois({features.begin(), features.begin() + 4}, rois, options_.box_pool_size, options_);
+  auto x = PoolRois(features, rois, options_.box_pool_size, options_);
   x = torch::relu(fc6->forward(x.flatten(1)));
   x = torch::relu(fc7->forward(x));
   return {cls_score->forward(x).to(torch::kFloat), bbox_pred->forward(x).to(torch::kFloat)};
 }
 
 torch::Tensor MaskRcnnImpl::MaskHead(const std::vector<torch::Tensor>& features, const torch::Tensor& rois) {
-  auto x = PoolRois({features.begin(), features.begin() + 4}, rois, options_.mask_pool_size, options_);
+  auto x = PoolRois(features, rois, options_.mask_pool_size, options_);
   for (auto& conv : mask_fcn) x = torch::relu(conv->forward(x));
   x = torch::relu(conv5_mask->forward(x));
   return mask_fcn_logits->forward(x).to(torch::kFloat);
@@ -375,7 +380,8 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
     }
   }
   const auto labels = torch::cat(roi_labels);
-  const auto [class_logits, box_regression] = BoxHead(features, vision::BoxesToRois(roi_boxes));
+  const auto roi_features = RoiFeatures(features);
+  const auto [class_logits, box_regression] = BoxHead(roi_features, vision::BoxesToRois(roi_boxes));
   losses["loss_classifier"] = torch::cross_entropy_loss(class_logits, labels);
   const auto pos_idx = torch::where(labels > 0)[0];
   const auto reg = box_regression.view({box_regression.size(0), -1, 4});
@@ -386,7 +392,7 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
 
   // --- Mask loss on the positive RoIs (MaskRCNNLossComputation).
   if (pos_idx.numel() > 0) {
-    const auto mask_logits = MaskHead(features, vision::BoxesToRois(pos_boxes));
+    const auto mask_logits = MaskHead(roi_features, vision::BoxesToRois(pos_boxes));
     const auto lp = torch::cat(pos_labels);
     const auto picked = mask_logits.index({torch::arange(lp.size(0), lp.options()), lp});
     losses["loss_mask"] = torch::binary_cross_entropy_with_logits(picked, torch::cat(mask_targets));
@@ -405,7 +411,8 @@ std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images
   const int64_t c = o.num_classes;
   const auto features = Features(images);
   const auto proposals = Proposals(Rpn(features), sizes, o.rpn_pre_nms_top_n_test, o.rpn_post_nms_top_n_test);
-  const auto [class_logits, box_regression] = BoxHead(features, vision::BoxesToRois(proposals));
+  const auto roi_features = RoiFeatures(features);
+  const auto [class_logits, box_regression] = BoxHead(roi_features, vision::BoxesToRois(proposals));
   const auto probs = torch::softmax(class_logits, -1);
   const vision::BoxCoder coder(vision::kMaskRcnnBoxHeadWeights);
   const auto decoded = coder.Decode(box_regression, torch::cat(proposals)).view({-1, c, 4});
@@ -437,7 +444,7 @@ std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images
   // MaskPostProcessor: sigmoid of the predicted class's logits on the final boxes.
   const int64_t m = 2 * o.mask_pool_size;
   if (total > 0) {
-    const auto logits = MaskHead(features, vision::BoxesToRois(det_boxes));
+    const auto logits = MaskHead(roi_features, vision::BoxesToRois(det_boxes));
     const auto labels = torch::cat([&] {
       std::vector<torch::Tensor> l;
       for (auto& r : out) l.push_back(r.labels);

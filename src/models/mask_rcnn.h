@@ -175,6 +175,7 @@ class MaskRcnnImpl : public torch::nn::Module {
   std::vector<torch::Tensor> Proposals(const RpnOutput& rpn, const ImageSizes& sizes,
                                        int64_t pre_nms_top_n, int64_t post_nms_top_n,
                                        std::vector<torch::Tensor>* scores = nullptr);
+  // The heads read P2..P5 in fp32 (RoiFeatures in mask_rcnn.cc).
   std::pair<torch::Tensor, torch::Tensor> BoxHead(const std::vector<torch::Tensor>& features,
                                                   const torch::Tensor& rois);
   torch::Tensor MaskHead(const std::vector<torch::Tensor>& features, const torch::Tensor& rois);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -244,14 +245,9 @@ TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
   const auto scene = TwoObjects();
   auto losses_of = [&](const torch::Tensor& image, bool bf16) {
     data::Rng rng(5);
-    std::map<std::string, torch::Tensor> l;
-    if (bf16) {
-      Bf16Autocast scope;
-      l = net->Losses(image, {{64, 64}}, {scene.target}, rng);
-    } else {
-      l = net->Losses(image, {{64, 64}}, {scene.target}, rng);
-    }
-    return l;
+    std::optional<Bf16Autocast> scope;
+    if (bf16) scope.emplace();
+    return net->Losses(image, {{64, 64}}, {scene.target}, rng);
   };
   const auto fp = losses_of(scene.image, false);
   auto bf = losses_of(scene.image, true);
