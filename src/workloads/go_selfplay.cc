@@ -1,6 +1,8 @@
 #include "workloads/go_selfplay.h"
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
 #include "core/error.h"
 #include "go/features.h"
@@ -15,7 +17,8 @@ SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o
 
 namespace {
 
-// One game of PlaySelfPlayGames: its search, the position it stands at, and its playouts.
+// One game of PlaySelfPlayGames or SelfPlayPool: its search, the position it stands at, and its
+// playouts.
 struct GameInPlay {
   GameInPlay(const SelfPlayOptions& o, uint64_t seed)
       : out{go::Game(o.size, o.komi), {}},
@@ -33,75 +36,176 @@ struct GameInPlay {
   std::mt19937_64 playout_rng;
   bool playing = false;
   size_t first = 0;  // where this game's positions start in the shared batch
+  // SelfPlayPool only: a thread is working on the game; the thread that last did.
+  bool claimed = false;
+  int owner = -1;
 };
 
-}  // namespace
-
-std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const SelfPlayOptions& o,
-                                            const std::vector<uint64_t>& seeds) {
+// Starts the game's next search, or ends the game (the value targets mix in the outcome).
+void NextMove(GameInPlay& g, const SelfPlayOptions& o) {
   const int limit = o.max_moves > 0 ? o.max_moves : 2 * o.size * o.size;
-  const int playout_moves = 2 * o.size * o.size;
-  const int planes = go::FeaturePlanes(o.history);
-  std::vector<std::unique_ptr<GameInPlay>> games;
-  // Starts the game's next search, or ends the game (the value targets mix in the outcome).
-  auto next_move = [&](GameInPlay& g) {
-    if (!g.out.game.over() && static_cast<int>(g.out.game.moves().size()) < limit) {
-      g.mcts.Begin(g.pos);
-      g.playing = true;
-      return;
-    }
-    g.playing = false;
-    const go::Color winner = g.out.game.Winner();
-    for (size_t k = 0; k < g.out.samples.size(); ++k) {
-      const float z = winner == go::kEmpty ? 0.0f : (winner == g.movers[k] ? 1.0f : -1.0f);
-      g.out.samples[k].value = (1 - o.q_weight) * z + o.q_weight * g.out.samples[k].value;
-    }
-  };
-  for (uint64_t seed : seeds) {
-    games.push_back(std::make_unique<GameInPlay>(o, seed));
-    next_move(*games.back());
+  if (!g.out.game.over() && static_cast<int>(g.out.game.moves().size()) < limit) {
+    g.mcts.Begin(g.pos);
+    g.playing = true;
+    return;
   }
-  std::vector<const go::Position*> batch;
-  std::vector<go::Evaluation> evals;
-  for (;;) {
-    batch.clear();
-    for (auto& g : games) {
-      if (!g->playing) continue;
-      g->first = batch.size();
+  g.playing = false;
+  const go::Color winner = g.out.game.Winner();
+  for (size_t k = 0; k < g.out.samples.size(); ++k) {
+    const float z = winner == go::kEmpty ? 0.0f : (winner == g.movers[k] ? 1.0f : -1.0f);
+    g.out.samples[k].value = (1 - o.q_weight) * z + o.q_weight * g.out.samples[k].value;
+  }
+}
+
+// One network call for `games` (all playing): the positions their searches wait for, evaluated
+// together; each search gets its evaluations (mixed with playouts), and a search that is done
+// plays its move and starts the next (or ends its game).
+class Stepper {
+ public:
+  explicit Stepper(const SelfPlayOptions& o) : o_(o) {}
+
+  void Step(const std::vector<GameInPlay*>& games, go::Evaluator& evaluator) {
+    const int playout_moves = 2 * o_.size * o_.size;
+    batch_.clear();
+    for (GameInPlay* g : games) {
+      g->first = batch_.size();
       const auto& pending = g->mcts.Pending();
-      batch.insert(batch.end(), pending.begin(), pending.end());
+      batch_.insert(batch_.end(), pending.begin(), pending.end());
     }
-    if (batch.empty()) break;
-    evaluator.Evaluate(batch, &evals);
-    TB_CHECK(evals.size() == batch.size(), "Evaluator: wrong number of evaluations");
-    for (auto& gp : games) {
+    evaluator.Evaluate(batch_, &evals_);
+    TB_CHECK(evals_.size() == batch_.size(), "Evaluator: wrong number of evaluations");
+    for (GameInPlay* gp : games) {
       GameInPlay& g = *gp;
-      if (!g.playing) continue;
       const size_t count = g.mcts.Pending().size();
-      if (o.playout_weight > 0) {
+      if (o_.playout_weight > 0) {
         for (size_t k = g.first; k < g.first + count; ++k) {
-          go::MixPlayout(*batch[k], o.playout_weight, g.playout_rng, playout_moves, o.incremental_playouts, &evals[k]);
+          go::MixPlayout(*batch_[k], o_.playout_weight, g.playout_rng, playout_moves, o_.incremental_playouts, &evals_[k]);
         }
       }
-      g.mcts.Provide(evals.data() + g.first, count);
+      g.mcts.Provide(evals_.data() + g.first, count);
       if (!g.mcts.Pending().empty()) continue;
       const go::SearchResult r = g.mcts.Finish();
       GoSample s;
-      s.planes.resize(static_cast<size_t>(planes) * o.size * o.size);
-      go::WriteFeatures(g.pos, o.history, s.planes.data());
+      s.planes.resize(static_cast<size_t>(go::FeaturePlanes(o_.history)) * o_.size * o_.size);
+      go::WriteFeatures(g.pos, o_.history, s.planes.data());
       s.policy = r.visits;
       s.value = r.root_value;  // q for now; mixed with the outcome when the game ends
       g.out.samples.push_back(std::move(s));
       g.movers.push_back(g.pos.to_play);
       TB_CHECK(g.out.game.Play(r.move), "self-play: the search chose an illegal move");
       g.pos.Play(r.move);
-      next_move(g);
+      NextMove(g, o_);
     }
   }
+
+ private:
+  const SelfPlayOptions& o_;
+  std::vector<const go::Position*> batch_;
+  std::vector<go::Evaluation> evals_;
+};
+
+std::vector<std::unique_ptr<GameInPlay>> StartGames(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds) {
+  std::vector<std::unique_ptr<GameInPlay>> games;
+  for (uint64_t seed : seeds) {
+    games.push_back(std::make_unique<GameInPlay>(o, seed));
+    NextMove(*games.back(), o);
+  }
+  return games;
+}
+
+std::vector<SelfPlayGame> Results(std::vector<std::unique_ptr<GameInPlay>>& games) {
   std::vector<SelfPlayGame> out;
   out.reserve(games.size());
   for (auto& g : games) out.push_back(std::move(g->out));
   return out;
+}
+
+}  // namespace
+
+std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const SelfPlayOptions& o,
+                                            const std::vector<uint64_t>& seeds) {
+  std::vector<std::unique_ptr<GameInPlay>> games = StartGames(o, seeds);
+  Stepper stepper(o);
+  std::vector<GameInPlay*> playing;
+  for (;;) {
+    playing.clear();
+    for (auto& g : games) {
+      if (g->playing) playing.push_back(g.get());
+    }
+    if (playing.empty()) break;
+    stepper.Step(playing, evaluator);
+  }
+  return Results(games);
+}
+
+struct SelfPlayPool::State {
+  State(const SelfPlayOptions& options, const std::vector<uint64_t>& seeds, int threads, int per_call)
+      : o(options), games(StartGames(o, seeds)), threads(threads), per_call(per_call) {}
+  const SelfPlayOptions o;
+  std::vector<std::unique_ptr<GameInPlay>> games;
+  const int threads, per_call;
+  std::mutex mu;
+  std::condition_variable released;
+  int next_id = 0;
+  bool failed = false;
+};
+
+SelfPlayPool::SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds, int threads, int per_call)
+    : s_(std::make_unique<State>(o, seeds, std::max(1, threads), std::max(1, per_call))) {}
+SelfPlayPool::~SelfPlayPool() = default;
+
+void SelfPlayPool::Play(go::Evaluator& evaluator) {
+  State& s = *s_;
+  Stepper stepper(s.o);
+  std::vector<GameInPlay*> mine;
+  std::unique_lock<std::mutex> lock(s.mu);
+  const int me = s.next_id++;
+  auto release = [&] {
+    for (GameInPlay* g : mine) g->claimed = false;
+    if (!mine.empty()) s.released.notify_all();
+    mine.clear();
+  };
+  for (;;) {
+    release();
+    if (s.failed) return;
+    int unfinished = 0;
+    for (auto& g : s.games) unfinished += g->playing;
+    if (unfinished == 0) return;
+    // This thread's share: the unfinished games over the threads, rounded up, at most per_call;
+    // the games it worked on last time first, so a game stays on one thread while it can.
+    const int share = std::min(s.per_call, (unfinished + s.threads - 1) / s.threads);
+    for (int pass = 0; pass < 2 && static_cast<int>(mine.size()) < share; ++pass) {
+      for (auto& g : s.games) {
+        if (static_cast<int>(mine.size()) >= share) break;
+        if (!g->playing || g->claimed || (pass == 0 && g->owner != me)) continue;
+        g->claimed = true;
+        g->owner = me;
+        mine.push_back(g.get());
+      }
+    }
+    if (mine.empty()) {  // every unfinished game is another thread's for now
+      s.released.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    try {
+      stepper.Step(mine, evaluator);
+    } catch (...) {
+      lock.lock();
+      s.failed = true;
+      release();
+      s.released.notify_all();
+      throw;
+    }
+    lock.lock();
+  }
+}
+
+std::vector<SelfPlayGame> SelfPlayPool::Take() {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  TB_CHECK(!s_->failed, "SelfPlayPool::Take after a failed Play");
+  for (auto& g : s_->games) TB_CHECK(!g->playing, "SelfPlayPool::Take before every game is over");
+  return Results(s_->games);
 }
 
 TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const std::deque<GoSample>& window,

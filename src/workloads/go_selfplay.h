@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -60,6 +61,28 @@ SelfPlayGame PlaySelfPlayGame(go::Evaluator& evaluator, const SelfPlayOptions& o
 // (a network's does only within float rounding).
 std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const SelfPlayOptions& o,
                                             const std::vector<uint64_t>& seeds);
+
+// The self-play games of one generation shared by several threads (the `balance_games` option):
+// each of `threads` threads calls Play with its own evaluator. At every network call a thread
+// takes the games that wait for an evaluation, up to its share (the unfinished games over the
+// threads, rounded up, at most `per_call`), those it had before first; so when one thread's games
+// end first it takes over some of the others' instead of waiting for them. Game k is
+// PlaySelfPlayGame(evaluator, o, seeds[k]) whenever the evaluators' results do not depend on the
+// other positions of a batch; which games share a network call depends on the threads' timing,
+// so with a real network the games can differ from run to run within float rounding.
+class SelfPlayPool {
+ public:
+  SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds, int threads, int per_call);
+  ~SelfPlayPool();
+  // Returns when every game is over (or another thread's Play failed: it rethrows its error).
+  void Play(go::Evaluator& evaluator);
+  // The games, in the order of `seeds`, once every Play has returned.
+  std::vector<SelfPlayGame> Take();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 struct TrainStats {
   double policy_loss = 0, value_loss = 0;  // means over the steps

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "go/features.h"
 #include "go/rollout.h"
@@ -124,6 +126,74 @@ TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
   EXPECT_LE(*std::max_element(alone.batch_sizes.begin(), alone.batch_sizes.end()), 4u);
   EXPECT_EQ(*std::max_element(shared.batch_sizes.begin(), shared.batch_sizes.end()), 12u);
   EXPECT_LT(shared.batch_sizes.size(), alone.batch_sizes.size());
+}
+
+// Games shared by two threads (SelfPlayPool) are the games played one by one, playouts included:
+// every game is played to its end exactly once, whichever thread takes its steps, and no network
+// call carries more than per_call games' positions.
+TEST(SelfPlay, PoolGamesOnTwoThreadsAreTheGamesPlayedOneByOne) {
+  SelfPlayOptions o = ShortGames(24);
+  o.mcts.dirichlet_alpha = 0.5f;
+  o.q_weight = 0.5f;
+  o.playout_weight = 0.5f;
+  o.incremental_playouts = true;
+  const std::vector<uint64_t> seeds = {3, 4, 5, 6, 7};
+  PositionEvaluator alone;
+  std::vector<SelfPlayGame> one_by_one;
+  for (uint64_t seed : seeds) one_by_one.push_back(PlaySelfPlayGame(alone, o, seed));
+  SelfPlayPool pool(o, seeds, 2, 2);
+  PositionEvaluator a, b;
+  std::thread other([&] { pool.Play(b); });
+  pool.Play(a);
+  other.join();
+  std::vector<SelfPlayGame> shared = pool.Take();
+  ASSERT_EQ(shared.size(), seeds.size());
+  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(shared[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  for (const PositionEvaluator* e : {&a, &b}) {
+    for (size_t n : e->batch_sizes) EXPECT_LE(n, 2u * 4u);
+  }
+  EXPECT_EQ(*std::max_element(a.batch_sizes.begin(), a.batch_sizes.end()), 8u) << "two games per call at the start";
+  EXPECT_LT(a.batch_sizes.size() + b.batch_sizes.size(), alone.batch_sizes.size());
+}
+
+// One thread alone plays every game of a pool, per_call of them at a time.
+TEST(SelfPlay, PoolOnOneThreadPlaysEveryGame) {
+  SelfPlayOptions o = ShortGames(16);
+  const std::vector<uint64_t> seeds = {8, 9, 10};
+  PositionEvaluator alone;
+  std::vector<SelfPlayGame> one_by_one;
+  for (uint64_t seed : seeds) one_by_one.push_back(PlaySelfPlayGame(alone, o, seed));
+  SelfPlayPool pool(o, seeds, 1, 2);
+  PositionEvaluator e;
+  pool.Play(e);
+  std::vector<SelfPlayGame> games = pool.Take();
+  ASSERT_EQ(games.size(), seeds.size());
+  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(games[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  EXPECT_EQ(*std::max_element(e.batch_sizes.begin(), e.batch_sizes.end()), 8u);
+}
+
+// An evaluator that fails on one thread ends the pool's work on every thread: the failing
+// thread's Play rethrows its error, the other's returns, and Take refuses the unfinished games
+// (an internal check: taking them is the caller's error).
+TEST(SelfPlay, PoolFailureOnOneThreadEndsEveryThread) {
+  class Failing : public PositionEvaluator {
+   public:
+    void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
+      if (++calls_ == 5) throw std::runtime_error("network failed");
+      PositionEvaluator::Evaluate(ps, out);
+    }
+
+   private:
+    int calls_ = 0;
+  };
+  SelfPlayOptions o = ShortGames(24);
+  SelfPlayPool pool(o, {1, 2, 3, 4}, 2, 2);
+  PositionEvaluator fine;
+  Failing failing;
+  std::thread other([&] { pool.Play(fine); });
+  EXPECT_THROW(pool.Play(failing), std::runtime_error);
+  other.join();  // returns instead of waiting for games that will not be played
+  EXPECT_DEATH(pool.Take(), "after a failed Play");
 }
 
 // playout_weight in the options is what the workload used to do by wrapping the evaluator in a

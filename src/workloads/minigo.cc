@@ -75,6 +75,7 @@ class MiniGo : public train::Workload {
     sp_.playout_weight = static_cast<float>(playout_weight_);
     sp_.incremental_playouts = c.at("incremental_playouts").get<bool>();
     parallel_games_ = static_cast<int>(i("parallel_games"));
+    balance_games_ = c.at("balance_games").get<bool>();
     sp_.q_weight = static_cast<float>(d("value_target_q_weight"));
     eval_readouts_ = static_cast<int>(i("eval_readouts"));
     gnugo_games_ = static_cast<int>(i("gnugo_games"));
@@ -105,6 +106,7 @@ class MiniGo : public train::Workload {
             {"selfplay_pass_allowed_from_move", sp_.mcts.pass_allowed_from_move},
             {"selfplay_playout_weight", playout_weight_},
             {"selfplay_parallel_games", parallel_games_},
+            {"selfplay_balance_games", balance_games_},
             {"selfplay_mcts_batch", sp_.mcts.batch},
             {"search_precision", PrecisionName(search_dtype_)},
             {"channels_last", channels_last_},
@@ -151,29 +153,37 @@ class MiniGo : public train::Workload {
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
     // 1. Self-play: thread t plays games t, t + threads, ..., parallel_games of them at a time in
-    // lockstep (their searches share network calls). Each game has its own seed, so the games do
-    // not depend on the thread count.
+    // lockstep (their searches share network calls); with balance_games the threads share the
+    // games instead (SelfPlayPool). Each game has its own seed, so the games do not depend on
+    // the thread count.
     const auto selfplay_start = std::chrono::steady_clock::now();
     const int threads = std::max(1, ctx_.threads);
     std::vector<SelfPlayGame> played(static_cast<size_t>(games_));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);  // shared by the threads
+    std::vector<uint64_t> seeds;
+    for (int g = 0; g < games_; ++g) {
+      seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g));
+    }
+    std::unique_ptr<SelfPlayPool> pool;
+    if (balance_games_) pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, parallel_games_);
     at::set_num_threads(1);
     data::RunOnThreads(threads, [&](int t) {
       try {
         AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
         GoNetEvaluator evaluator = SearchEvaluator(best_, folded);
+        if (pool) {
+          pool->Play(evaluator);
+          return;
+        }
         std::vector<int> mine;
         for (int g = t; g < games_; g += threads) mine.push_back(g);
         for (size_t first = 0; first < mine.size(); first += static_cast<size_t>(parallel_games_)) {
           const size_t last = std::min(mine.size(), first + static_cast<size_t>(parallel_games_));
-          std::vector<uint64_t> seeds;
-          for (size_t k = first; k < last; ++k) {
-            seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
-                            static_cast<uint64_t>(mine[k]));
-          }
-          std::vector<SelfPlayGame> games = PlaySelfPlayGames(evaluator, sp_, seeds);
+          std::vector<uint64_t> group;
+          for (size_t k = first; k < last; ++k) group.push_back(seeds[static_cast<size_t>(mine[k])]);
+          std::vector<SelfPlayGame> games = PlaySelfPlayGames(evaluator, sp_, group);
           for (size_t k = first; k < last; ++k) played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
         }
       } catch (...) {
@@ -184,6 +194,7 @@ class MiniGo : public train::Workload {
       if (e) std::rethrow_exception(e);
     }
     at::set_num_threads(net_threads_);
+    if (pool) played = pool->Take();
     std::vector<GoSample> generation;
     int64_t moves = 0, passes = 0, black_wins = 0, resigned = 0;
     for (auto& g : played) {
@@ -365,6 +376,7 @@ class MiniGo : public train::Workload {
   Json last_gating_ = Json::object();
   std::optional<torch::optim::SGD> opt_;
   int games_ = 0, window_generations_ = 1, parallel_games_ = 1;
+  bool balance_games_ = false;
   bool channels_last_ = false, fold_batchnorm_ = false;
   int net_threads_ = 1;  // intra-op threads of training and the move-prediction evaluation
   torch::Dtype search_dtype_ = torch::kFloat32;  // the network's compute dtype in searches

@@ -38,7 +38,7 @@ core::Json Config() {
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
                     {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
 std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed, int parallel_games = 1) {
@@ -133,7 +133,7 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
 }
 
 // The optimized tuning's options together, through every search of the loop: self-play games in
-// lockstep, gating and games against GNU Go, each with a folded bf16 NHWC network and
+// lockstep shared by the threads (balance_games), gating and games against GNU Go, each with a folded bf16 NHWC network and
 // incremental playouts, and training on one thread. They are logged as set.
 TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   go::GnuGoOptions g;
@@ -142,6 +142,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   train::RunContext ctx;
   ctx.config = Config();
   ctx.config["parallel_games"] = 2;
+  ctx.config["balance_games"] = true;
   ctx.config["search_precision"] = "bf16";
   ctx.config["channels_last"] = true;
   ctx.config["incremental_playouts"] = true;
@@ -159,6 +160,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   std::map<std::string, core::Json> logged;
   for (const auto& [k, v] : w->LoggedHyperparameters()) logged[k] = v;
   EXPECT_EQ(logged["selfplay_parallel_games"], 2);
+  EXPECT_EQ(logged["selfplay_balance_games"], true);
   EXPECT_EQ(logged["search_precision"], "bf16");
   EXPECT_EQ(logged["channels_last"], true);
   EXPECT_EQ(logged["incremental_playouts"], true);
