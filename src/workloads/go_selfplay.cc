@@ -168,8 +168,10 @@ void SelfPlayPool::Play(go::Evaluator& evaluator) {
   for (;;) {
     release();
     if (s.failed) return;
+    // `playing` is read only for unclaimed games: a claimed game's thread writes it outside the
+    // lock, so a claimed game counts as unfinished until it is released.
     int unfinished = 0;
-    for (auto& g : s.games) unfinished += g->playing;
+    for (auto& g : s.games) unfinished += g->claimed || g->playing;
     if (unfinished == 0) return;
     // This thread's share: the unfinished games over the threads, rounded up, at most per_call;
     // the games it worked on last time first, so a game stays on one thread while it can.
@@ -177,7 +179,7 @@ void SelfPlayPool::Play(go::Evaluator& evaluator) {
     for (int pass = 0; pass < 2 && static_cast<int>(mine.size()) < share; ++pass) {
       for (auto& g : s.games) {
         if (static_cast<int>(mine.size()) >= share) break;
-        if (!g->playing || g->claimed || (pass == 0 && g->owner != me)) continue;
+        if (g->claimed || !g->playing || (pass == 0 && g->owner != me)) continue;
         g->claimed = true;
         g->owner = me;
         mine.push_back(g.get());
