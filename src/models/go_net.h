@@ -57,9 +57,11 @@ TORCH_MODULE(GoNet);
 // beta - mean * s. The same function as the network in eval mode, within float rounding, in
 // 7 fewer operations per pass (TensorRT and oneDNN's inference graphs fold the same way).
 // Built from the network's current parameters and running statistics (rebuild after they
-// change), its weights stored once in `dtype` (fp32, or bf16 / fp16 for a low-precision search:
-// no per-call casts) and, with `channels_last`, NHWC. forward() takes fp32 or `dtype` planes
-// and returns fp32 logits and values. Read-only after construction: threads may share one.
+// change), the trunk's weights stored once in `dtype` (fp32, or bf16 / fp16 for a low-precision
+// search: no per-call casts) and, with `channels_last`, NHWC; the policy and value heads (~2% of
+// the operations) always in fp32, so that the priors and values are not rounded to bf16's
+// 8 bits. forward() ignores any autocast scope, takes fp32 or `dtype` planes and returns fp32
+// logits and values. Read-only after construction: threads may share one.
 class FoldedGoNet {
  public:
   FoldedGoNet(const GoNetImpl& net, torch::Dtype dtype = torch::kFloat32, bool channels_last = false);
@@ -70,8 +72,8 @@ class FoldedGoNet {
     torch::Tensor w, b;
     int64_t padding = 0;
   };
-  Conv Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn) const;
-  torch::Tensor Cast(const torch::Tensor& t) const;
+  Conv Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn, bool head = false) const;
+  torch::Tensor Cast(const torch::Tensor& t, bool head = false) const;
 
   torch::Dtype dtype_;
   bool channels_last_;

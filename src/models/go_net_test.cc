@@ -1,5 +1,7 @@
 #include "models/go_net.h"
 
+#include <ATen/autocast_mode.h>
+
 #include <gtest/gtest.h>
 
 namespace trainbench::models {
@@ -39,6 +41,11 @@ TEST(FoldedGoNet, IsTheNetworkInEvalMode) {
   }
   net->eval();
   fresh->eval();
+  {
+    torch::NoGradGuard no_grad;  // logits of a trained network's magnitude (~10), not an initial one's (~1)
+    net->policy_fc->weight.mul_(8.0);
+    fresh->policy_fc->weight.copy_(net->policy_fc->weight);
+  }
   torch::Tensor x = torch::rand({8, 17, 9, 9}).round();
   torch::NoGradGuard no_grad;
   auto [p, v] = net->forward(x);
@@ -56,6 +63,21 @@ TEST(FoldedGoNet, IsTheNetworkInEvalMode) {
   EXPECT_LT((bp - p).abs().max().item<float>(), 0.05f * scale + 0.05f);
   EXPECT_LT((bv - v).abs().max().item<float>(), 0.05f);
   EXPECT_GT((bp - p).abs().max().item<float>(), 0.0f) << "bf16 should round somewhere";
+  {
+    // The folded network ignores autocast: the fp32 heads are not cast down by the caller's scope.
+    const bool was = at::autocast::is_cpu_enabled();
+    const at::ScalarType was_dtype = at::autocast::get_autocast_cpu_dtype();
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    auto [ap, av] = FoldedGoNet(*net, torch::kBFloat16, true).forward(x);
+    auto [afp, afv] = FoldedGoNet(*net).forward(x);
+    at::autocast::set_cpu_enabled(was);
+    at::autocast::set_autocast_cpu_dtype(was_dtype);
+    at::autocast::clear_cache();
+    EXPECT_TRUE(torch::equal(ap, bp));
+    EXPECT_TRUE(torch::equal(av, bv));
+    EXPECT_TRUE(torch::equal(afp, fp)) << "an fp32 folded network under bf16 autocast";
+  }
   auto [np, nv] = FoldedGoNet(*fresh).forward(x);
   EXPECT_GT((np - p).abs().max().item<float>(), 0.1f) << "the statistics should matter";
   // A snapshot: training the network afterwards does not change the folded one.

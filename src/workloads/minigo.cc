@@ -76,6 +76,7 @@ class MiniGo : public train::Workload {
     sp_.incremental_playouts = c.at("incremental_playouts").get<bool>();
     parallel_games_ = static_cast<int>(i("parallel_games"));
     balance_games_ = c.at("balance_games").get<bool>();
+    search_blas_threads_ = static_cast<int>(i("search_blas_threads"));
     sp_.q_weight = static_cast<float>(d("value_target_q_weight"));
     eval_readouts_ = static_cast<int>(i("eval_readouts"));
     gnugo_games_ = static_cast<int>(i("gnugo_games"));
@@ -107,6 +108,7 @@ class MiniGo : public train::Workload {
             {"selfplay_playout_weight", playout_weight_},
             {"selfplay_parallel_games", parallel_games_},
             {"selfplay_balance_games", balance_games_},
+            {"search_blas_threads", search_blas_threads_},
             {"selfplay_mcts_batch", sp_.mcts.batch},
             {"search_precision", PrecisionName(search_dtype_)},
             {"channels_last", channels_last_},
@@ -169,6 +171,7 @@ class MiniGo : public train::Workload {
     std::unique_ptr<SelfPlayPool> pool;
     if (balance_games_) pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, parallel_games_);
     at::set_num_threads(1);
+    auto blas_threads = std::make_unique<BlasThreadsScope>(search_blas_threads_);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
         AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
@@ -190,6 +193,7 @@ class MiniGo : public train::Workload {
         errors[static_cast<size_t>(t)] = std::current_exception();
       }
     });
+    blas_threads.reset();
     for (auto& e : errors) {
       if (e) std::rethrow_exception(e);
     }
@@ -313,6 +317,7 @@ class MiniGo : public train::Workload {
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
     at::set_num_threads(1);
+    BlasThreadsScope blas_threads(search_blas_threads_);
     int wins = 0;
     for (int g = 0; g < gnugo_games_; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
@@ -340,6 +345,7 @@ class MiniGo : public train::Workload {
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_), folded_best = Folded(best_);
     at::set_num_threads(1);
+    BlasThreadsScope blas_threads(search_blas_threads_);
     int wins = 0;
     for (int g = 0; g < gating_games_; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
@@ -377,6 +383,7 @@ class MiniGo : public train::Workload {
   std::optional<torch::optim::SGD> opt_;
   int games_ = 0, window_generations_ = 1, parallel_games_ = 1;
   bool balance_games_ = false;
+  int search_blas_threads_ = 0;
   bool channels_last_ = false, fold_batchnorm_ = false;
   int net_threads_ = 1;  // intra-op threads of training and the move-prediction evaluation
   torch::Dtype search_dtype_ = torch::kFloat32;  // the network's compute dtype in searches

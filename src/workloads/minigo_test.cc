@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -38,7 +39,7 @@ core::Json Config() {
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
                     {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"search_blas_threads", 0}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
 std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed, int parallel_games = 1) {
@@ -134,7 +135,8 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
 
 // The optimized tuning's options together, through every search of the loop: self-play games in
 // lockstep shared by the threads (balance_games), gating and games against GNU Go, each with a folded bf16 NHWC network and
-// incremental playouts, and training on one thread. They are logged as set.
+// incremental playouts, the searches' GEMMs on one OpenBLAS thread, and training on one thread.
+// They are logged as set.
 TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   go::GnuGoOptions g;
   if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
@@ -148,6 +150,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   ctx.config["incremental_playouts"] = true;
   ctx.config["train_threads"] = 1;
   ctx.config["fold_batchnorm"] = true;
+  ctx.config["search_blas_threads"] = 1;
   ctx.config["gating_games"] = 2;
   ctx.config["gnugo_games"] = 1;
   ctx.config["gnugo_every"] = 1;
@@ -166,6 +169,10 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   EXPECT_EQ(logged["incremental_playouts"], true);
   EXPECT_EQ(logged["train_threads"], 1);
   EXPECT_EQ(logged["fold_batchnorm"], true);
+  EXPECT_EQ(logged["search_blas_threads"], 1);
+  using GetThreads = int (*)();
+  auto blas_threads = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  const int blas_before = blas_threads ? blas_threads() : 0;
   w->LoadData();
   Steps control;
   w->TrainEpoch(1, control);
@@ -179,6 +186,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   ASSERT_TRUE(r.extra.contains("gating_win_rate"));
   ASSERT_TRUE(r.extra.contains("gnugo_win_rate"));
   EXPECT_EQ(r.extra["gnugo_games"].get<int>(), 1);
+  if (blas_threads) EXPECT_EQ(blas_threads(), blas_before) << "the searches' BLAS thread count outlived them";
   std::filesystem::remove_all(data);
 }
 

@@ -30,6 +30,22 @@ bool SetBlasThreads(int threads) {
 
 int BlasThreads() { return g_blas_threads; }
 
+BlasThreadsScope::BlasThreadsScope(int threads) {
+  if (threads <= 0) return;
+  using GetThreads = int (*)();
+  auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!get) return;
+  previous_ = get();
+  previous_set_ = g_blas_threads;
+  if (!SetBlasThreads(threads)) previous_ = 0;
+}
+
+BlasThreadsScope::~BlasThreadsScope() {
+  if (previous_ <= 0) return;
+  SetBlasThreads(previous_);
+  g_blas_threads = previous_set_;
+}
+
 torch::Dtype ParsePrecision(const std::string& value, const torch::Device& device, const std::string& key) {
   if (value == "fp32") return torch::kFloat32;
   if (value == "bf16") return torch::kBFloat16;

@@ -46,6 +46,22 @@ bool SetBlasThreads(int threads);
 // The BLAS thread count last set by SetBlasThreads (0: never set).
 int BlasThreads();
 
+// For a phase in which several threads each run their own small GEMMs (concurrent self-play):
+// the BLAS library's thread count set to `threads` for the scope's life and the previous count
+// restored after (0, or no OpenBLAS loaded: nothing changes). With OpenBLAS's default of one
+// thread per core, two such callers share OpenBLAS's worker threads and wait for them in
+// sched_yield.
+class BlasThreadsScope {
+ public:
+  explicit BlasThreadsScope(int threads);
+  ~BlasThreadsScope();
+  BlasThreadsScope(const BlasThreadsScope&) = delete;
+  BlasThreadsScope& operator=(const BlasThreadsScope&) = delete;
+
+ private:
+  int previous_ = 0, previous_set_ = 0;
+};
+
 // Mixed precision: the compute dtype a benchmark's `precision` option (or another key, named by
 // `key`) names ("fp32", "bf16", "fp16"). Throws core::Error naming the key for another value, and
 // for fp16 on a CPU (LibTorch's CPU autocast has bf16 only).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <ATen/autocast_mode.h>
+#include <dlfcn.h>
 
 #include "core/error.h"
 
@@ -84,6 +85,26 @@ TEST(Precision, NamesAndRefusals) {
 
 // Inside the scope eligible CPU operations compute in bf16 from fp32 inputs; outside, and in an
 // fp32 scope, they stay fp32; nesting restores the state of the enclosing scope.
+TEST(BlasThreadsScope, SetsForItsLifeAndRestores) {
+  using GetThreads = int (*)();
+  auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!get) GTEST_SKIP() << "no OpenBLAS loaded";
+  ASSERT_TRUE(SetBlasThreads(2));
+  const int last_set = BlasThreads();
+  {
+    BlasThreadsScope one(1);
+    EXPECT_EQ(get(), 1);
+    EXPECT_EQ(BlasThreads(), 1);
+    {
+      BlasThreadsScope nothing(0);  // 0: left as it is
+      EXPECT_EQ(get(), 1);
+    }
+    EXPECT_EQ(get(), 1);
+  }
+  EXPECT_EQ(get(), 2);
+  EXPECT_EQ(BlasThreads(), last_set);
+}
+
 TEST(AutocastScope, Bf16InsideFp32OutsideAndRestored) {
   const torch::Device cpu(torch::kCPU);
   torch::Tensor a = torch::randn({8, 8}), b = torch::randn({8, 8});
