@@ -83,8 +83,7 @@ TEST(Precision, NamesAndRefusals) {
   }
 }
 
-// Inside the scope eligible CPU operations compute in bf16 from fp32 inputs; outside, and in an
-// fp32 scope, they stay fp32; nesting restores the state of the enclosing scope.
+// The scope sets OpenBLAS's thread count for its life (0: leaves it) and restores the previous one.
 TEST(BlasThreadsScope, SetsForItsLifeAndRestores) {
   using GetThreads = int (*)();
   auto get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
@@ -105,6 +104,8 @@ TEST(BlasThreadsScope, SetsForItsLifeAndRestores) {
   EXPECT_EQ(BlasThreads(), last_set);
 }
 
+// Inside the scope eligible CPU operations compute in bf16 from fp32 inputs; outside, and in an
+// fp32 scope, they stay fp32; nesting restores the state of the enclosing scope.
 TEST(AutocastScope, Bf16InsideFp32OutsideAndRestored) {
   const torch::Device cpu(torch::kCPU);
   torch::Tensor a = torch::randn({8, 8}), b = torch::randn({8, 8});
