@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   core::Json config = {{"board_size", 9},  {"komi", 7.5},        {"filters", 32},         {"blocks", 4},
                        {"value_fc", 64},   {"base_lr", 0.02},    {"momentum", 0.9},       {"weight_decay", 1e-4},
                        {"games_per_generation", 16}, {"train_steps", 100}, {"batch_size", 64}, {"window_generations", 4},
-                       {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"malloc_reuse", false},      {"c_puct", 1.5},
+                       {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"search_node_pool", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"malloc_reuse", false},      {"c_puct", 1.5},
                        {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10},
                        {"pass_allowed_from_move", 54}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
                        {"eval_readouts", 32}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};

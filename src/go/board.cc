@@ -1,5 +1,6 @@
 #include "go/board.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/error.h"
@@ -284,6 +285,25 @@ bool Board::operator==(const Board& o) const {
     if (color_[p] != o.color_[p]) return false;
   }
   return true;
+}
+
+void Board::AssignUsed(const Board& o) {
+  if (size_ != o.size_) {
+    *this = o;
+    return;
+  }
+  const size_t n = static_cast<size_t>(UsedPoints());
+  std::copy_n(o.color_.begin(), n, color_.begin());
+  std::copy_n(o.head_.begin(), n, head_.begin());
+  std::copy_n(o.next_.begin(), n, next_.begin());
+  std::copy_n(o.count_.begin(), n, count_.begin());
+  std::copy_n(o.pl_.begin(), n, pl_.begin());
+  std::copy_n(o.pl_sum_.begin(), n, pl_sum_.begin());
+  std::copy_n(o.pl_sq_.begin(), n, pl_sq_.begin());
+  ko_point_ = o.ko_point_;
+  ko_color_ = o.ko_color_;
+  captured_ = o.captured_;
+  hash_ = o.hash_;
 }
 
 std::string Board::ToText() const {

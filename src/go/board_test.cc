@@ -208,5 +208,57 @@ TEST(Board, RandomGamesKeepChainsConsistent) {
   }
 }
 
+
+// AssignUsed into a board of the same size that held another game is assignment: the same
+// stones, ko, captures and hash, and the same continuation afterwards (legal moves, chains and
+// their liberties, captures); into a board of another size it is a full copy.
+TEST(Board, AssignUsedIsAssignment) {
+  std::mt19937 rng(11);
+  auto random_move = [](const Board& b, Color c, std::mt19937& r) {
+    std::vector<int> legal = b.LegalMoves(c);
+    return legal.empty() ? kPass : legal[r() % legal.size()];
+  };
+  int captures = 0;
+  for (int n : {5, 9, 19}) {
+    Board b(n), other(n);
+    Color c = kBlack;
+    for (int k = 0; k < n * n; ++k, c = Opponent(c)) other.Play(c, random_move(other, c, rng));
+    c = kBlack;
+    for (int move = 0; move < 2 * n * n; ++move) {
+      Board used = other;
+      used.AssignUsed(b);
+      Board full = b;
+      std::mt19937 cont(static_cast<uint32_t>(move));
+      Color cc = c;
+      for (int k = 0; k < 8; ++k, cc = Opponent(cc)) {
+        ASSERT_TRUE(used == full) << n << "x" << n << " move " << move << "+" << k;
+        ASSERT_EQ(used.hash(), full.hash());
+        ASSERT_EQ(used.ko_point(), full.ko_point());
+        ASSERT_EQ(used.captured_by(kBlack), full.captured_by(kBlack));
+        ASSERT_EQ(used.captured_by(kWhite), full.captured_by(kWhite));
+        ASSERT_EQ(used.LegalMoves(cc), full.LegalMoves(cc));
+        for (int q = 0; q < kPoints; ++q) {
+          if (full.at(q) == kBlack || full.at(q) == kWhite) ASSERT_EQ(used.Liberties(q), full.Liberties(q));
+        }
+        const int p = random_move(full, cc, cont);
+        const int before = full.captured_by(cc);
+        ASSERT_TRUE(used.Play(cc, p));
+        ASSERT_TRUE(full.Play(cc, p));
+        captures += full.captured_by(cc) > before;
+      }
+      b.Play(c, random_move(b, c, rng));
+      c = Opponent(c);
+    }
+  }
+  EXPECT_GT(captures, 20) << "the continuations should capture";
+  Board small(5);
+  small.Play(kBlack, Board::Index(2, 2));
+  Board big(9);
+  big.AssignUsed(small);
+  EXPECT_EQ(big.size(), 5);
+  EXPECT_TRUE(big == small);
+  EXPECT_EQ(big.ToText(), small.ToText());
+}
+
 }  // namespace
 }  // namespace trainbench::go

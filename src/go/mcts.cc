@@ -26,6 +26,23 @@ void Position::Play(int point) {
   for (int k = kHistory - 2; k > 0; --k) past[k] = past[k - 1];
   past[0] = board.colors();
   past_count = std::min(past_count + 1, kHistory - 1);
+  Advance(point);
+}
+
+void Position::AssignPlayed(const Position& from, int point) {
+  past_count = std::min(from.past_count + 1, kHistory - 1);
+  const size_t used = static_cast<size_t>(from.board.UsedPoints());
+  for (int k = past_count - 1; k > 0; --k) std::copy_n(from.past[k - 1].begin(), used, past[k].begin());
+  std::copy_n(from.board.colors().begin(), used, past[0].begin());
+  board.AssignUsed(from.board);
+  to_play = from.to_play;
+  passes = from.passes;
+  move_number = from.move_number;
+  komi = from.komi;
+  Advance(point);
+}
+
+void Position::Advance(int point) {
   const bool legal = board.Play(to_play, point);
   TB_CHECK(legal, "Position::Play: illegal move");
   passes = point == kPass ? passes + 1 : 0;
@@ -43,8 +60,22 @@ struct Mcts::Node {
   float n = 0, w = 0;
   std::vector<int> moves;    // legal move indices (point order, pass last)
   std::vector<float> prior;  // per entry of `moves`
-  std::vector<std::unique_ptr<Node>> children;  // per entry of `moves`, created when selected
+  std::vector<Node*> children;  // per entry of `moves`, created when selected (Mcts::nodes_ owns them)
 };
+
+Mcts::Node* Mcts::NewNode() {
+  if (used_ == nodes_.size()) nodes_.push_back(std::make_unique<Node>());
+  Node* n = nodes_[used_++].get();
+  if (o_.node_pool) {  // a node of an earlier search: its vectors keep their capacity
+    n->parent = nullptr;
+    n->expanded = n->pending = false;
+    n->value = n->n = n->w = 0;
+    n->moves.clear();
+    n->prior.clear();
+    n->children.clear();
+  }
+  return n;
+}
 
 Mcts::Mcts(Evaluator& evaluator, MctsOptions options) : evaluator_(&evaluator), o_(options), rng_(options.seed) {}
 Mcts::Mcts(MctsOptions options) : o_(options), rng_(options.seed) {}
@@ -65,7 +96,16 @@ void Mcts::Expand(Node* n, const Evaluation& e) {
   const int size = n->pos.board.size();
   TB_CHECK(static_cast<int>(e.priors.size()) == size * size + 1, "Evaluator: wrong number of priors");
   n->moves.clear();
-  for (int p : n->pos.board.LegalMoves(n->pos.to_play)) n->moves.push_back(Position::MoveIndex(p, size));
+  if (o_.node_pool) {  // LegalMoves without its vector
+    const Board& b = n->pos.board;
+    for (int r = 0; r < size; ++r) {
+      for (int col = 0; col < size; ++col) {
+        if (b.IsLegal(n->pos.to_play, Board::Index(r, col))) n->moves.push_back(r * size + col);
+      }
+    }
+  } else {
+    for (int p : n->pos.board.LegalMoves(n->pos.to_play)) n->moves.push_back(Position::MoveIndex(p, size));
+  }
   n->moves.push_back(size * size);  // pass is always legal
   n->prior.resize(n->moves.size());
   float sum = 0;
@@ -74,8 +114,7 @@ void Mcts::Expand(Node* n, const Evaluation& e) {
     sum += n->prior[k];
   }
   for (auto& p : n->prior) p = sum > 0 ? p / sum : 1.0f / n->moves.size();
-  n->children.clear();
-  n->children.resize(n->moves.size());
+  n->children.assign(n->moves.size(), nullptr);
   n->value = e.value;
   n->expanded = true;
 }
@@ -93,7 +132,7 @@ Mcts::Node* Mcts::Select(Node* root, std::vector<Node*>* path) {
     size_t best = 0;
     float best_score = -1e30f;
     for (size_t k = 0; k < count; ++k) {
-      const Node* c = n->children[k].get();
+      const Node* c = n->children[k];
       const float cn = c ? c->n : 0.0f;
       const float q = cn > 0 ? c->w / cn : unvisited_q;
       const float score = q + o_.c_puct * n->prior[k] * sqrt_n / (1.0f + cn);
@@ -103,13 +142,18 @@ Mcts::Node* Mcts::Select(Node* root, std::vector<Node*>* path) {
       }
     }
     if (!n->children[best]) {
-      auto c = std::make_unique<Node>();
-      c->pos = n->pos;
-      c->pos.Play(Position::MovePoint(n->moves[best], n->pos.board.size()));
+      Node* c = NewNode();
+      const int point = Position::MovePoint(n->moves[best], n->pos.board.size());
+      if (o_.node_pool) {
+        c->pos.AssignPlayed(n->pos, point);
+      } else {
+        c->pos = n->pos;
+        c->pos.Play(point);
+      }
       c->parent = n;
-      n->children[best] = std::move(c);
+      n->children[best] = c;
     }
-    n = n->children[best].get();
+    n = n->children[best];
     path->push_back(n);
   }
   return n;
@@ -139,7 +183,9 @@ SearchResult Mcts::Search(const Position& root) {
 
 void Mcts::Begin(const Position& root_pos) {
   TB_CHECK(!root_pos.over(), "Search on a finished game");
-  root_ = std::make_unique<Node>();
+  used_ = 0;
+  if (!o_.node_pool) nodes_.clear();
+  root_ = NewNode();
   root_->pos = root_pos;
   root_pending_ = true;
   done_ = 0;
@@ -192,7 +238,7 @@ void Mcts::SelectLeaves() {
     int collisions = 0;
     const int want = std::min(o_.batch, o_.readouts - done_);
     while (static_cast<int>(leaves_.size()) < want && collisions < want) {
-      Node* leaf = Select(root_.get(), &path_);
+      Node* leaf = Select(root_, &path_);
       if (leaf->pos.over()) {
         Backup(path_, TerminalValue(leaf->pos));
         ++done_;
@@ -245,7 +291,9 @@ SearchResult Mcts::Finish() {
     }
   }
   out.move = Position::MovePoint(chosen, size);
-  root_.reset();
+  root_ = nullptr;
+  used_ = 0;
+  if (!o_.node_pool) nodes_.clear();
   return out;
 }
 

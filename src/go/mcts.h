@@ -45,6 +45,13 @@ struct Position {
   static int MovePoint(int index, int size) { return index == size * size ? kPass : Board::Index(index / size, index % size); }
   // Plays (must be legal).
   void Play(int point);
+  // *this = from, then Play(point), copying only what a board of from's size uses
+  // (Board::AssignUsed) and only the history that from has: the same position, a fraction of
+  // the memory traffic. (*this must not be `from`.)
+  void AssignPlayed(const Position& from, int point);
+
+ private:
+  void Advance(int point);  // Play after the history has moved
 };
 
 struct Evaluation {
@@ -75,6 +82,10 @@ struct MctsOptions {
   // An unvisited move's Q is the network's value of the parent position (MiniGo), rather than
   // 0: a losing side then does not try every move once before deepening the best one.
   bool unvisited_q_is_parent_value = true;
+  // The search's tree nodes are kept by the Mcts from one search to the next and reused (no
+  // allocation per node once the pool has grown to a search's size), and a new node's position
+  // is made by Position::AssignPlayed: the same searches, less allocation and copying.
+  bool node_pool = false;
   uint64_t seed = 1;
 };
 
@@ -102,6 +113,7 @@ class Mcts {
 
  private:
   struct Node;
+  Node* NewNode();
   Node* Select(Node* root, std::vector<Node*>* path);
   void Expand(Node* n, const Evaluation& e);
   void Backup(const std::vector<Node*>& path, float value);
@@ -110,8 +122,11 @@ class Mcts {
   Evaluator* evaluator_ = nullptr;
   MctsOptions o_;
   std::mt19937_64 rng_;
-  // The search in progress.
-  std::unique_ptr<Node> root_;
+  // The search in progress: its nodes are nodes_[0, used_), the root first. Without node_pool
+  // they are freed when the search finishes.
+  std::vector<std::unique_ptr<Node>> nodes_;
+  size_t used_ = 0;
+  Node* root_ = nullptr;
   bool root_pending_ = false;
   int done_ = 0, evaluator_calls_ = 0;
   std::vector<Node*> path_, leaves_;

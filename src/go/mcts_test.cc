@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <set>
+
+#include "go/features.h"
 
 namespace trainbench::go {
 namespace {
@@ -181,6 +184,71 @@ TEST(Mcts, StepByStepSearchesInterleavedGiveTheResultsOfSearch) {
   EXPECT_DEATH(m.Finish(), "Finish before the search is done");
   EXPECT_DEATH(m.Provide(ea.data(), 0), "wrong number of evaluations");
   EXPECT_DEATH(Mcts(o).Search(a), "without an Evaluator");
+}
+
+
+// AssignPlayed into a position that held another game is a copy followed by Play: the same
+// board, player, passes, move number and input planes (all 8 moves of history).
+TEST(Position, AssignPlayedIsCopyThenPlay) {
+  std::mt19937 rng(3);
+  for (int n : {5, 9}) {
+    Position p;
+    p.board = Board(n);
+    Position reused;
+    reused.board = Board(n);
+    for (int k = 0; k < 30 && !reused.over(); ++k) {  // another game's position, with its history
+      std::vector<int> legal = reused.board.LegalMoves(reused.to_play);
+      reused.Play(legal.empty() ? kPass : legal[rng() % legal.size()]);
+    }
+    std::vector<float> want(static_cast<size_t>(FeaturePlanes(8)) * n * n), got(want.size());
+    for (int move = 0; move < n * n && !p.over(); ++move) {
+      std::vector<int> legal = p.board.LegalMoves(p.to_play);
+      const int point = legal.empty() || rng() % 10 == 0 ? kPass : legal[rng() % legal.size()];
+      Position played = p;
+      played.Play(point);
+      reused.AssignPlayed(p, point);
+      ASSERT_TRUE(reused.board == played.board) << n << "x" << n << " move " << move;
+      ASSERT_EQ(reused.board.hash(), played.board.hash());
+      ASSERT_EQ(reused.board.ko_point(), played.board.ko_point());
+      ASSERT_EQ(reused.to_play, played.to_play);
+      ASSERT_EQ(reused.passes, played.passes);
+      ASSERT_EQ(reused.move_number, played.move_number);
+      ASSERT_EQ(reused.past_count, played.past_count);
+      WriteFeatures(played, 8, want.data());
+      WriteFeatures(reused, 8, got.data());
+      ASSERT_EQ(got, want) << n << "x" << n << " move " << move;
+      p = played;
+    }
+  }
+}
+
+// node_pool: one Mcts reusing its nodes over a game's searches (and over boards of two sizes)
+// finds what fresh nodes find, search by search.
+TEST(Mcts, NodePoolGivesTheSameSearches) {
+  MctsOptions o;
+  o.readouts = 48;
+  o.batch = 4;
+  o.root_noise = true;
+  o.temperature_moves = 4;
+  MctsOptions pooled = o;
+  pooled.node_pool = true;
+  ScoreEvaluator net_a, net_b;
+  Mcts fresh(net_a, o), reused(net_b, pooled);
+  int searches = 0;
+  for (int n : {5, 9, 5}) {
+    Position p;
+    p.board = Board(n);
+    for (int move = 0; move < 12 && !p.over(); ++move) {
+      const SearchResult a = fresh.Search(p), b = reused.Search(p);
+      ASSERT_EQ(b.visits, a.visits) << n << "x" << n << " move " << move;
+      ASSERT_EQ(b.move, a.move);
+      ASSERT_EQ(b.root_value, a.root_value);
+      ASSERT_EQ(b.evaluator_calls, a.evaluator_calls);
+      p.Play(a.move);
+      ++searches;
+    }
+  }
+  EXPECT_EQ(searches, 36);
 }
 
 }  // namespace

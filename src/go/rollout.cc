@@ -22,10 +22,8 @@ int EmptyPoints(const Board& b, int16_t* out) {
   return count;
 }
 
-}  // namespace
-
-Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental) {
-  Board b = p.board;
+// Plays the playout of PlayoutBoard(p, ...) on `b`, which holds p.board.
+void PlayOut(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental, Board& b) {
   Color c = p.to_play;
   int passes = p.passes;
   // `empty` lists the empty points in row-major order, which is increasing point order;
@@ -63,11 +61,26 @@ Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool 
     passes = chosen == kPass ? passes + 1 : 0;
     c = Opponent(c);
   }
+}
+
+}  // namespace
+
+Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental) {
+  Board b = p.board;
+  PlayOut(p, rng, max_moves, incremental, b);
   return b;
 }
 
 float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental) {
-  const double s = PlayoutBoard(p, rng, max_moves, incremental).Score(p.komi);
+  double s;
+  if (incremental) {  // on this thread's board of an earlier playout: only the used area is copied
+    thread_local Board b;
+    b.AssignUsed(p.board);
+    PlayOut(p, rng, max_moves, incremental, b);
+    s = b.Score(p.komi);
+  } else {
+    s = PlayoutBoard(p, rng, max_moves, incremental).Score(p.komi);
+  }
   const float black = s > 0 ? 1.0f : s < 0 ? -1.0f : 0.0f;
   return p.to_play == kBlack ? black : -black;
 }

@@ -19,7 +19,8 @@ namespace trainbench::go {
 // empty points listed row by row) and plays the first that qualifies.
 // `incremental`: the list of empty points is kept up to date move by move (a play removes its
 // point, a capture rebuilds the list) instead of being rebuilt by scanning the board before
-// every move: the same moves from the same `rng`, less work.
+// every move, and PlayoutValue plays on a board of its thread's earlier playouts, copying only
+// the used area of p.board (Board::AssignUsed): the same moves from the same `rng`, less work.
 Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental = false);
 
 // PlayoutBoard scored (Tromp-Taylor, p.komi): +1 if the player to move in `p` wins, -1 if they

@@ -71,8 +71,8 @@ TEST(Playout, SameSeedSamePlayouts) {
 }
 
 // The incremental list of empty points plays the scan's moves: from positions along random
-// games on 5x5 and 9x9 (captures and ko included), the same final boards and the same random
-// numbers used, seed by seed.
+// games on 5x5 and 9x9 (captures and ko included), the same final boards and values and the
+// same random numbers used, seed by seed.
 TEST(Playout, IncrementalEmptyListPlaysTheScansMoves) {
   int playouts = 0, captures = 0;
   for (int size : {5, 9}) {
@@ -87,6 +87,10 @@ TEST(Playout, IncrementalEmptyListPlaysTheScansMoves) {
         ASSERT_TRUE(scanned == listed) << size << "x" << size << " move " << move << " seed " << seed << "\n"
                                        << scanned.ToText() << "\nvs\n" << listed.ToText();
         ASSERT_EQ(a(), b()) << "the two used different numbers of random draws";
+        // PlayoutValue's board of this thread's earlier playouts (of the other size too).
+        std::mt19937_64 va(seed), vb(seed);
+        ASSERT_EQ(PlayoutValue(p, va, 2 * size * size, false), PlayoutValue(p, vb, 2 * size * size, true));
+        ASSERT_EQ(va(), vb());
         captures += scanned.captured_by(kBlack) + scanned.captured_by(kWhite) >
                     p.board.captured_by(kBlack) + p.board.captured_by(kWhite);
         ++playouts;

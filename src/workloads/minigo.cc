@@ -74,6 +74,7 @@ class MiniGo : public train::Workload {
     playout_weight_ = d("playout_weight");
     sp_.playout_weight = static_cast<float>(playout_weight_);
     sp_.incremental_playouts = c.at("incremental_playouts").get<bool>();
+    sp_.mcts.node_pool = c.at("search_node_pool").get<bool>();
     parallel_games_ = static_cast<int>(i("parallel_games"));
     balance_games_ = c.at("balance_games").get<bool>();
     search_blas_threads_ = static_cast<int>(i("search_blas_threads"));
@@ -113,6 +114,7 @@ class MiniGo : public train::Workload {
             {"search_precision", PrecisionName(search_dtype_)},
             {"channels_last", channels_last_},
             {"incremental_playouts", sp_.incremental_playouts},
+            {"search_node_pool", sp_.mcts.node_pool},
             {"train_threads", net_threads_},
             {"fold_batchnorm", fold_batchnorm_},
             {"train_value_target_q_weight", sp_.q_weight},

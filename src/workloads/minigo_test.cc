@@ -39,7 +39,7 @@ core::Json Config() {
                     {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
                     {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
                     {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"search_blas_threads", 0}, {"channels_last", false}, {"incremental_playouts", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"search_blas_threads", 0}, {"channels_last", false}, {"incremental_playouts", false}, {"search_node_pool", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
 }
 
 std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed, int parallel_games = 1) {
@@ -148,6 +148,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   ctx.config["search_precision"] = "bf16";
   ctx.config["channels_last"] = true;
   ctx.config["incremental_playouts"] = true;
+  ctx.config["search_node_pool"] = true;
   ctx.config["train_threads"] = 1;
   ctx.config["fold_batchnorm"] = true;
   ctx.config["search_blas_threads"] = 1;
@@ -167,6 +168,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   EXPECT_EQ(logged["search_precision"], "bf16");
   EXPECT_EQ(logged["channels_last"], true);
   EXPECT_EQ(logged["incremental_playouts"], true);
+  EXPECT_EQ(logged["search_node_pool"], true);
   EXPECT_EQ(logged["train_threads"], 1);
   EXPECT_EQ(logged["fold_batchnorm"], true);
   EXPECT_EQ(logged["search_blas_threads"], 1);
