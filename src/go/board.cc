@@ -137,6 +137,11 @@ bool Board::Play(Color c, int p) {
     return true;
   }
   if (!IsLegal(c, p)) return false;
+  PlayLegal(c, p);
+  return true;
+}
+
+void Board::PlayLegal(Color c, int p) {
   PlaceStone(c, p);
   for (int d : kDirs) {
     const int n = p + d;
@@ -159,7 +164,6 @@ bool Board::Play(Color c, int p) {
     ko_point_ = last_captured;
     ko_color_ = o;
   }
-  return true;
 }
 
 bool Board::Setup(Color c, int p) {

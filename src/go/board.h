@@ -47,6 +47,8 @@ class Board {
   // Plays `c` at `p` (kPass: a pass, which clears the ko). Returns false and changes nothing
   // when the play is illegal.
   bool Play(Color c, int p);
+  // Play for a point known to be legal for `c` (IsLegal(c, p), not a pass), without checking.
+  void PlayLegal(Color c, int p);
   // Puts a stone without capturing or checking (SGF setup: AB/AW); `kEmpty` clears (AE).
   // Returns false if the result would have a chain without liberties.
   bool Setup(Color c, int p);

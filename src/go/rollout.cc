@@ -22,20 +22,28 @@ int EmptyPoints(const Board& b, int16_t* out) {
   return count;
 }
 
-// Plays the playout of PlayoutBoard(p, ...) on `b`, which holds p.board.
-void PlayOut(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental, Board& b) {
+// EmptyPoints without a branch per point (the incremental playouts' rescan after a capture).
+int EmptyPointsBranchless(const Board& b, int16_t* out) {
+  const int n = b.size();
+  int count = 0;
+  for (int r = 0; r < n; ++r) {
+    for (int col = 0; col < n; ++col) {
+      const int q = Board::Index(r, col);
+      out[count] = static_cast<int16_t>(q);
+      count += b.at(q) == kEmpty;
+    }
+  }
+  return count;
+}
+
+// Plays the playout of PlayoutBoard(p, ...) on `b`, which holds p.board, scanning the board for
+// its empty points before every move (the reference's playouts).
+void PlayOutScanning(const Position& p, std::mt19937_64& rng, int max_moves, Board& b) {
   Color c = p.to_play;
   int passes = p.passes;
-  // `empty` lists the empty points in row-major order, which is increasing point order;
-  // `trial` is the copy each move draws from (and scrambles).
-  std::array<int16_t, kMaxSize * kMaxSize> empty, trial;
-  int count = incremental ? EmptyPoints(b, empty.data()) : 0;
+  std::array<int16_t, kMaxSize * kMaxSize> trial;
   for (int moves = 0; passes < 2 && moves < max_moves; ++moves) {
-    if (incremental) {
-      std::copy(empty.begin(), empty.begin() + count, trial.begin());
-    } else {
-      count = EmptyPoints(b, trial.data());
-    }
+    const int count = EmptyPoints(b, trial.data());
     // Random order over the empty points: the first legal one that is not an own eye.
     int chosen = kPass;
     for (size_t k = static_cast<size_t>(count); k > 0; --k) {
@@ -47,11 +55,44 @@ void PlayOut(const Position& p, std::mt19937_64& rng, int max_moves, bool increm
         break;
       }
     }
-    const int captured = b.captured_by(c);
     b.Play(c, chosen);
-    if (incremental && chosen != kPass) {
+    passes = chosen == kPass ? passes + 1 : 0;
+    c = Opponent(c);
+  }
+}
+
+// The same playout with the list of empty points kept up to date: `empty` lists them in
+// row-major order, which is increasing point order, as the scan does. A move draws from it in
+// the scan's order; the copy that the later draws scramble (`trial`) is made only when the first
+// point drawn does not qualify, and the point chosen is played without a second legality check.
+void PlayOutIncremental(const Position& p, std::mt19937_64& rng, int max_moves, Board& b) {
+  Color c = p.to_play;
+  int passes = p.passes;
+  std::array<int16_t, kMaxSize * kMaxSize> empty, trial;
+  int count = EmptyPointsBranchless(b, empty.data());
+  for (int moves = 0; passes < 2 && moves < max_moves; ++moves) {
+    int chosen = kPass;
+    const int16_t* from = empty.data();
+    for (size_t k = static_cast<size_t>(count); k > 0; --k) {
+      const size_t j = static_cast<size_t>(rng() % k);
+      const int q = from[j];
+      if (!IsOwnEye(b, c, q) && b.IsLegal(c, q)) {
+        chosen = q;
+        break;
+      }
+      if (from == empty.data()) {
+        std::copy_n(empty.data(), count, trial.data());
+        from = trial.data();
+      }
+      trial[j] = trial[k - 1];
+    }
+    if (chosen == kPass) {
+      b.Play(c, kPass);
+    } else {
+      const int captured = b.captured_by(c);
+      b.PlayLegal(c, chosen);
       if (b.captured_by(c) != captured) {
-        count = EmptyPoints(b, empty.data());
+        count = EmptyPointsBranchless(b, empty.data());
       } else {
         int16_t* at = std::lower_bound(empty.data(), empty.data() + count, static_cast<int16_t>(chosen));
         std::copy(at + 1, empty.data() + count, at);
@@ -60,6 +101,14 @@ void PlayOut(const Position& p, std::mt19937_64& rng, int max_moves, bool increm
     }
     passes = chosen == kPass ? passes + 1 : 0;
     c = Opponent(c);
+  }
+}
+
+void PlayOut(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental, Board& b) {
+  if (incremental) {
+    PlayOutIncremental(p, rng, max_moves, b);
+  } else {
+    PlayOutScanning(p, rng, max_moves, b);
   }
 }
 
