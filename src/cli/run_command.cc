@@ -136,7 +136,11 @@ struct RunPlan {
     req["scale"] = o.scale;
     req["division"] = o.division;
     if (o.seed >= 0) req["seed"] = o.seed;
-    if (p.tuning) req["tuning"] = Json{{"name", p.tuning->name}, {"path", p.tuning->path}};
+    if (p.tuning) {
+      req["tuning"] = Json{{"name", p.tuning->name}, {"path", p.tuning->path}};
+      if (p.tuning->nproc) req["tuning"]["launch"]["nproc"] = *p.tuning->nproc;
+      if (p.tuning->threads) req["tuning"]["launch"]["threads"] = *p.tuning->threads;
+    }
     if (o.threads > 0) req["threads"] = o.threads;
     req["loader_threads"] = o.loader_threads;
     req["device"] = o.device;
@@ -391,7 +395,13 @@ int RunRun(const RunOptions& o) {
   rf.world_size = o.world_size;
   rf.master = o.master;
   rf.timeout_s = o.dist_timeout;
-  p.rendezvous = dist::ResolveRendezvous(rf, [](const char* v) { return std::getenv(v); });
+  const auto env = [](const char* v) { return std::getenv(v); };
+  p.rendezvous = dist::ResolveRendezvous(rf, env);
+  // The tuning's process layout, unless the command chose one (--nproc, or a multi-machine job).
+  if (p.tuning && p.tuning->nproc && o.nproc == 0 && p.rendezvous.mode == dist::LaunchMode::kSingle) {
+    rf.nproc = *p.tuning->nproc;
+    p.rendezvous = dist::ResolveRendezvous(rf, env);
+  }
   const dist::Rendezvous& rv = p.rendezvous;
   const bool member = rv.mode == dist::LaunchMode::kMember;
   const bool writes_results = !member || rv.rank == 0;
@@ -401,7 +411,9 @@ int RunRun(const RunOptions& o) {
   const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
   const int local_procs = rv.mode == dist::LaunchMode::kLocal ? rv.world_size : 1;
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  p.threads = o.threads > 0 ? o.threads : std::max(1, cpus / local_procs);
+  p.threads = o.threads > 0                     ? o.threads
+              : p.tuning && p.tuning->threads ? *p.tuning->threads
+                                              : std::max(1, cpus / local_procs);
   p.system = o.system.empty() ? DefaultSystemName() : o.system;
   p.data_dir = o.data_dir.empty() ? p.scale->data_dir : o.data_dir;
   if (!fs::is_directory(p.data_dir)) {

@@ -50,11 +50,29 @@ Tuning LoadTuning(const std::string& name, const std::string& benchmark, const s
   if (!settings.IsMap()) {
     throw FileError(t.path, LineOf(settings), "benchmarks." + benchmark + "." + scale + ": expected a map of key: value");
   }
+  const std::string where = "benchmarks." + benchmark + "." + scale + ".";
   for (const auto& kv : settings) {
     const std::string key = kv.first.as<std::string>();
+    if (key == "launch") {
+      if (!kv.second.IsMap()) throw FileError(t.path, LineOf(kv.second), where + "launch: expected a map (nproc, threads)");
+      for (const auto& l : kv.second) {
+        const std::string lk = l.first.as<std::string>();
+        if (lk != "nproc" && lk != "threads") {
+          throw FileError(t.path, LineOf(l.first), where + "launch." + lk + ": unknown key (expected nproc or threads)");
+        }
+        int v = 0;
+        try {
+          v = l.second.IsScalar() ? l.second.as<int>() : 0;
+        } catch (const YAML::Exception&) {
+          v = 0;
+        }
+        if (v < 1) throw FileError(t.path, LineOf(l.second), where + "launch." + lk + ": expected an integer >= 1");
+        (lk == "nproc" ? t.nproc : t.threads) = v;
+      }
+      continue;
+    }
     if (!kv.second.IsScalar()) {
-      throw FileError(t.path, LineOf(kv.second),
-                      "benchmarks." + benchmark + "." + scale + "." + key + ": expected a single value");
+      throw FileError(t.path, LineOf(kv.second), where + key + ": expected a single value");
     }
     t.overrides[key] = kv.second.as<std::string>();
   }

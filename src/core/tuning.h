@@ -9,9 +9,19 @@
 //   benchmarks:
 //     recommendation:
 //       mini: {blas_threads: 1, eval_batch_pairs: 16384}
+//     instance_segmentation:
+//       mini:
+//         precision: bf16
+//         launch: {nproc: 2}     # how the run is started, not a key of the definition
+//
+// `launch` (optional) is the process layout the settings were measured with: `nproc` local
+// worker processes (data-parallel over Gloo, as --nproc) and `threads` intra-op threads per
+// process (as --threads). The command's own flags win, and a job started on several machines
+// ignores the tuning's nproc.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace trainbench::core {
@@ -21,11 +31,14 @@ struct Tuning {
   std::string path;         // the file it was read from
   std::string description;
   std::map<std::string, std::string> overrides;  // for the benchmark and scale asked
+  std::optional<int> nproc;    // launch.nproc (>= 1)
+  std::optional<int> threads;  // launch.threads (>= 1)
 };
 
 // NAME: a file path (contains '/' or ends in .yaml), or a name under <data root>/configs/tunings.
 // Throws FileError naming the file and line for unreadable YAML, a value that is not a scalar, or
-// a tuning without settings for `benchmark` at `scale` (it lists the ones it has).
+// a tuning without settings for `benchmark` at `scale` (it lists the ones it has), and for a
+// `launch` that is not a map of nproc / threads to positive integers.
 Tuning LoadTuning(const std::string& name, const std::string& benchmark, const std::string& scale);
 
 // Where named tunings live: <data root>/configs/tunings.

@@ -50,6 +50,39 @@ TEST(Tuning, ReadsTheSettingsOfOneBenchmarkAndScale) {
             (std::map<std::string, std::string>{{"batch_tokens", "2048"}}));
 }
 
+TEST(Tuning, ReadsTheLaunchLayoutApartFromTheOverrides) {
+  const std::string p = Write("t6.yaml",
+                              "name: layout\n"
+                              "benchmarks:\n"
+                              "  instance_segmentation:\n"
+                              "    mini:\n"
+                              "      precision: bf16\n"
+                              "      launch: {nproc: 2, threads: 1}\n"
+                              "    full:\n"
+                              "      launch:\n"
+                              "        nproc: 8\n");
+  const Tuning mini = LoadTuning(p, "instance_segmentation", "mini");
+  EXPECT_EQ(mini.overrides, (std::map<std::string, std::string>{{"precision", "bf16"}}));
+  EXPECT_EQ(mini.nproc, 2);
+  EXPECT_EQ(mini.threads, 1);
+  const Tuning full = LoadTuning(p, "instance_segmentation", "full");
+  EXPECT_TRUE(full.overrides.empty());
+  EXPECT_EQ(full.nproc, 8);
+  EXPECT_FALSE(full.threads.has_value());
+  EXPECT_FALSE(LoadTuning(Write("t7.yaml", "name: n\nbenchmarks: {a: {mini: {x: 1}}}\n"), "a", "mini").nproc.has_value());
+
+  const auto bad = [](const std::string& name, const std::string& launch) {
+    return ErrorOf(Write(name, "name: n\nbenchmarks:\n  a:\n    mini:\n      launch: " + launch + "\n"), "a", "mini");
+  };
+  const std::string dir = testing::TempDir() + "/";
+  EXPECT_EQ(bad("t8.yaml", "{nproc: 0}"), dir + "t8.yaml:5: benchmarks.a.mini.launch.nproc: expected an integer >= 1");
+  EXPECT_EQ(bad("t9.yaml", "{threads: two}"),
+            dir + "t9.yaml:5: benchmarks.a.mini.launch.threads: expected an integer >= 1");
+  EXPECT_EQ(bad("t10.yaml", "{ranks: 2}"),
+            dir + "t10.yaml:5: benchmarks.a.mini.launch.ranks: unknown key (expected nproc or threads)");
+  EXPECT_EQ(bad("t11.yaml", "2"), dir + "t11.yaml:5: benchmarks.a.mini.launch: expected a map (nproc, threads)");
+}
+
 TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
   const std::string p = Write("t2.yaml",
                               "name: fast\n"
@@ -94,7 +127,7 @@ TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
         try {
           const BenchmarkDef def = FindBenchmark(BenchmarksDir(), bench);
           const Tuning t = LoadTuning(path, bench, scale);
-          EXPECT_FALSE(t.overrides.empty()) << path << ": " << bench << " " << scale;
+          EXPECT_TRUE(!t.overrides.empty() || t.nproc || t.threads) << path << ": " << bench << " " << scale;
           const ResolvedConfig c = ResolveConfig(def.Scale(scale), t.overrides, Division::kClosed);
           for (const auto& [key, value] : t.overrides) {
             EXPECT_TRUE(c.effective.contains(key)) << path << ": " << bench << " " << scale << " " << key;

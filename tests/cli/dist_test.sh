@@ -2,6 +2,7 @@
 # Data-parallel runs through the real CLI: `--nproc 2` writes one log (rank 0's) that records
 # the world size and passes `trainbench check`, for NCF and ResNet; two launchers joined by
 # --rank/--world-size/--master (and by torchrun's environment variables) act as a 2-machine job;
+# a tuning's launch layout (nproc, threads) starts the processes unless --nproc is given;
 # a rank that is killed, or stopped, ends the run as aborted within a bounded time with an
 # error in run_stop, and earlier results stay intact; bad flag combinations are refused.
 set -u
@@ -42,6 +43,25 @@ H1=$(sha256sum "$L/result_1.txt")
 expect_rc 1 $? "2-process lazy_adam run"
 "$TB" check "$W/lazy/s/recommendation/result_1.txt" >"$W/check_lazy.out" 2>&1
 expect_rc 0 $? "check of the lazy_adam log"
+
+# 2b. A tuning's launch layout starts the processes itself; the command's --nproc wins over it.
+printf 'name: layout\nbenchmarks:\n  recommendation:\n    mini:\n      blas_threads: 1\n      launch: {nproc: 2, threads: 1}\n' \
+  >"$W/layout.yaml"
+"$TB" run recommendation --data "$D" --runs 1 --seed 4 --max-steps 10 --tuning "$W/layout.yaml" \
+  --results "$W/layout" --system s --no-progress >/dev/null 2>"$W/layout.err"
+expect_rc 1 $? "run with the tuning's layout (aborted by the step budget)"
+LL=$W/layout/s/recommendation/result_1.txt
+expect_grep '2 local processes x 1 thread\(s\)' "$W/layout.err" "the launcher says how it started the run"
+expect_grep '"key": "trainbench_dist", "value": \{.*"world_size": 2' "$LL" "2 ranks from the tuning"
+expect_grep '"tuning": \{"name": "layout", "path": "[^"]*layout.yaml", "launch": \{"nproc": 2, "threads": 1\}\}' "$LL" \
+  "the tuning's layout in the requested configuration"
+expect_grep '"key": "trainbench_config_effective".*"threads": 1, .*"world_size": 2' "$LL" "effective threads and ranks"
+"$TB" check "$LL" >"$W/check_layout.out" 2>&1
+expect_rc 0 $? "check of the tuned 2-process log"
+"$TB" run recommendation --data "$D" --runs 1 --seed 4 --max-steps 10 --tuning "$W/layout.yaml" --nproc 1 \
+  --results "$W/layout1" --system s --no-progress >/dev/null 2>"$W/layout1.err"
+expect_rc 1 $? "run with --nproc 1 over the tuning's layout"
+grep -q '"key": "trainbench_dist"' "$W/layout1/s/recommendation/result_1.txt" && fail "--nproc 1 must win over the tuning's nproc"
 
 # 3. A killed rank: the run ends aborted, promptly, with the error in run_stop.
 "$TB" run recommendation --data "$D" --runs 1 --seed 5 --nproc 2 --threads 1 --dist-timeout 60 \
