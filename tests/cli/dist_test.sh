@@ -61,6 +61,8 @@ expect_rc 0 $? "check of the tuned 2-process log"
 "$TB" run recommendation --data "$D" --runs 1 --seed 4 --max-steps 10 --tuning "$W/layout.yaml" --nproc 1 \
   --results "$W/layout1" --system s --no-progress >/dev/null 2>"$W/layout1.err"
 expect_rc 1 $? "run with --nproc 1 over the tuning's layout"
+expect_grep '"key": "trainbench_config_effective".*"world_size": 1' "$W/layout1/s/recommendation/result_1.txt" \
+  "one rank with --nproc 1"
 grep -q '"key": "trainbench_dist"' "$W/layout1/s/recommendation/result_1.txt" && fail "--nproc 1 must win over the tuning's nproc"
 
 # 3. A killed rank: the run ends aborted, promptly, with the error in run_stop.
