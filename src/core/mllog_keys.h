@@ -30,6 +30,34 @@ inline constexpr const char* kTrainSamples = "train_samples";
 inline constexpr const char* kEvalSamples = "eval_samples";
 inline constexpr const char* kOptName = "opt_name";
 
+// Benchmark-specific keys of the official closed rules (mlcommons/logging training_0.7.0).
+// Translation (gnmt, transformer): the longest training sequence; metadata kMdMethod says
+// what happens to longer ones ("truncate" | "discard").
+inline constexpr const char* kMaxSequenceLength = "max_sequence_length";
+// GNMT's learning-rate schedule, in the reference's terms (its WarmupMultiStepLR): the
+// "alternative" warmup (exponential) and decay (multi-step) functions, the warmup steps, the
+// step from which decays start, the steps between decays, the number of decays and their factor.
+inline constexpr const char* kOptLrAltWarmupFunc = "opt_learning_rate_alt_warmup_func";
+inline constexpr const char* kOptLrAltDecayFunc = "opt_learning_rate_alt_decay_func";
+inline constexpr const char* kOptLrWarmupSteps = "opt_learning_rate_warmup_steps";
+inline constexpr const char* kOptLrRemainSteps = "opt_learning_rate_remain_steps";
+inline constexpr const char* kOptLrDecayInterval = "opt_learning_rate_decay_interval";
+inline constexpr const char* kOptLrDecaySteps = "opt_learning_rate_decay_steps";  // Mask R-CNN: the steps of its 2 boundaries
+inline constexpr const char* kOptLrDecayFactor = "opt_learning_rate_decay_factor";
+// MiniGo: the training minibatch, the piecewise-constant learning rate (boundaries in steps,
+// one more rate than boundaries), the self-play games each generation must have and had.
+inline constexpr const char* kTrainBatchSize = "train_batch_size";
+inline constexpr const char* kLrBoundaries = "lr_boundaries";
+inline constexpr const char* kLrRates = "lr_rates";
+inline constexpr const char* kMinSelfplayGamesPerGeneration = "min_selfplay_games_per_generation";
+inline constexpr const char* kActualSelfplayGamesPerGeneration = "actual_selfplay_games_per_generation";
+// Mask R-CNN: RPN proposals kept per image for training, the resized image's sides.
+inline constexpr const char* kNumImageCandidates = "num_image_candidates";
+inline constexpr const char* kMinImageSize = "min_image_size";
+inline constexpr const char* kMaxImageSize = "max_image_size";
+// SSD: crop windows tried per drawn mode of the random crop (the reference's sampling trials).
+inline constexpr const char* kMaxSamples = "max_samples";
+
 // trainbench's own keys (allowed by the official checker: unknown keys are ignored).
 inline constexpr const char* kTrainbenchConfigRequested = "trainbench_config_requested";
 inline constexpr const char* kTrainbenchConfigEffective = "trainbench_config_effective";
@@ -48,6 +76,11 @@ inline constexpr const char* kMdFirstEpochNum = "first_epoch_num";
 inline constexpr const char* kMdEpochCount = "epoch_count";
 inline constexpr const char* kMdSamplesCount = "samples_count";
 inline constexpr const char* kMdStatus = "status";
+inline constexpr const char* kMdMethod = "method";  // max_sequence_length: "truncate" | "discard"
+
+// Fields of Mask R-CNN's eval_accuracy value {"BBOX": box mAP, "SEGM": mask mAP}.
+inline constexpr const char* kEvalBbox = "BBOX";
+inline constexpr const char* kEvalSegm = "SEGM";
 
 inline constexpr const char* kStatusSuccess = "success";
 inline constexpr const char* kStatusAborted = "aborted";
