@@ -203,8 +203,8 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
     }
     TB_MLLOG_EVENT(log, k::kGlobalBatchSize, workload.GlobalBatchSize());
     TB_MLLOG_EVENT(log, k::kGradientAccumulationSteps, 1);
-    for (const auto& [key, value] : workload.LoggedHyperparameters()) {
-      TB_MLLOG_EVENT(log, key, value);
+    for (const LoggedEvent& e : workload.LoggedHyperparameters()) {
+      TB_MLLOG_EVENT(log, e.key, e.value, e.metadata);
     }
   } catch (const std::exception& e) {
     TB_MLLOG_END(log, k::kInitStop);
@@ -224,8 +224,8 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
     workload.LoadData();
     TB_MLLOG_EVENT(log, k::kTrainSamples, workload.TrainSamples());
     TB_MLLOG_EVENT(log, k::kEvalSamples, workload.EvalSamples());
-    for (const auto& [key, value] : workload.LoggedDataFacts()) {
-      TB_MLLOG_EVENT(log, key, value);
+    for (const LoggedEvent& e : workload.LoggedDataFacts()) {
+      TB_MLLOG_EVENT(log, e.key, e.value, e.metadata);
     }
     const int64_t gbs = workload.GlobalBatchSize();
     const int64_t steps_hint = gbs > 0 ? workload.TrainSamples() / gbs : 0;
@@ -247,6 +247,10 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
                       {"steps", run_control.epoch_steps()}};
         if (!std::isnan(run_control.last_loss())) stats["train_loss"] = run_control.last_loss();
         TB_MLLOG_EVENT(log, k::kTrackedStats, stats, Json({{k::kMdEpochNum, e}}));
+        for (LoggedEvent& f : workload.LoggedEpochFacts(e)) {
+          f.metadata[k::kMdEpochNum] = e;
+          TB_MLLOG_EVENT(log, f.key, f.value, f.metadata);
+        }
         if (run_control.Stopped()) break;
       }
       TB_MLLOG_END(log, k::kBlockStop, nullptr, Json({{k::kMdFirstEpochNum, first}}));
@@ -263,7 +267,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
                    Json({{k::kMdEpochNum, epoch}, {k::kMdSamplesCount, r.samples}}));
       Json md = {{k::kMdEpochNum, epoch}};
       for (auto it = r.extra.begin(); it != r.extra.end(); ++it) md[it.key()] = it.value();
-      TB_MLLOG_EVENT(log, k::kEvalAccuracy, r.value, md);
+      TB_MLLOG_EVENT(log, k::kEvalAccuracy, r.logged.is_null() ? Json(r.value) : r.logged, md);
       out.last_eval = r.value;
       run_control.set_last_eval(r.value);
       run_control.Draw(true);

@@ -24,6 +24,7 @@ class FakeWorkload : public Workload {
   int batch = 8;
   int throw_in_epoch = -1;
   std::vector<double> segm;  // non-empty: each evaluation also reports extra.segm_map
+  bool log_dict = false;     // the logged value is {"BBOX": value, "SEGM": segm_map}, as Mask R-CNN's
   std::vector<std::string> calls;
 
   void Init(const RunContext& ctx) override {
@@ -32,9 +33,10 @@ class FakeWorkload : public Workload {
     world_size = ctx.world_size;
   }
   int world_size = 0;  // as Init saw it
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
-    return {{"opt_name", "sgd"}, {"sgd_opt_momentum", 0.9}};
+  LoggedEvents LoggedHyperparameters() const override {
+    return {{"opt_name", "sgd"}, {"sgd_opt_momentum", 0.9}, {"max_sequence_length", 64, {{"method", "discard"}}}};
   }
+  LoggedEvents LoggedEpochFacts(int epoch) const override { return {{"games", 10 * epoch}}; }
   int64_t GlobalBatchSize() const override { return batch; }
   Json RuntimeProvenance() const override { return {{"framework", "fake"}}; }
   void LoadData() override { calls.push_back("load"); }
@@ -53,6 +55,7 @@ class FakeWorkload : public Workload {
     if (!segm.empty()) r.extra["segm_map"] = segm[std::min<size_t>(evals_done_, segm.size() - 1)];
     r.value = evals[std::min<size_t>(evals_done_++, evals.size() - 1)];
     r.samples = 100;
+    if (log_dict) r.logged = {{"BBOX", r.value}, {"SEGM", r.extra["segm_map"]}};
     return r;
   }
 
@@ -151,6 +154,36 @@ TEST(Harness, SuccessNeedsTheSecondaryTargetsInTheSameEvaluation) {
   EXPECT_FALSE(m.success);
   EXPECT_EQ(m.status, "aborted");
   EXPECT_NE(g.Parsed().records.back().metadata.dump().find("segm_map"), std::string::npos);
+}
+
+TEST(Harness, LogsTheWorkloadsValueShapeButJudgesItsMetrics) {
+  Fixture f;
+  f.scale.secondary_targets = {{"segm_map", 0.3}};
+  FakeWorkload w;
+  w.log_dict = true;
+  w.evals = {0.95, 0.95};
+  w.segm = {0.1, 0.4};
+  RunOutcome o = RunBenchmark(w, f.ctx, f.settings, f.log, nullptr);
+  EXPECT_TRUE(o.success);
+  EXPECT_EQ(o.epochs, 2);
+  EXPECT_DOUBLE_EQ(o.last_eval, 0.95);
+  auto log = f.Parsed();
+  ASSERT_TRUE(log.errors.empty());
+  auto evals = log.FindAll("eval_accuracy");
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0]->value, Json({{"BBOX", 0.95}, {"SEGM", 0.1}}));
+  EXPECT_EQ(evals[1]->value, Json({{"BBOX", 0.95}, {"SEGM", 0.4}}));
+  EXPECT_EQ(evals[1]->metadata["epoch_num"], 2);
+  // Hyperparameters keep their metadata; epoch facts follow their epoch_stop, with epoch_num.
+  EXPECT_EQ(log.Find("max_sequence_length")->metadata["method"], "discard");
+  auto games = log.FindAll("games");
+  ASSERT_EQ(games.size(), 2u);
+  EXPECT_EQ(games[1]->value, 20);
+  EXPECT_EQ(games[1]->metadata["epoch_num"], 2);
+  auto keys = Keys(log);
+  auto after = std::find(keys.begin(), keys.end(), "epoch_stop");
+  ASSERT_NE(after, keys.end());
+  EXPECT_EQ(std::find(after, keys.end(), "games") - after, 2);  // epoch_stop, tracked_stats, games
 }
 
 // A workload whose epochs keep a core busy for ~50 ms, so the CPU clock ticks (10 ms) advance.

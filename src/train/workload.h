@@ -9,13 +9,13 @@
 //   LoggedHyperparameters()  after Init; logged before init_stop.
 //   LoadData()               timed (after run_start): read and prepare the datasets.
 //   TrainEpoch(e, control)   timed, e = 1, 2, ...; report every step to `control`.
+//   LoggedEpochFacts(e)      after TrainEpoch(e); logged after epoch_stop.
 //   Evaluate(e)              timed; the whole evaluation set.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/benchmark_def.h"
@@ -58,7 +58,20 @@ struct EvalResult {
   double value = 0;           // the quality metric compared with the target
   int64_t samples = 0;        // samples evaluated (the whole evaluation set)
   core::Json extra = core::Json::object();  // other metrics, logged as metadata
+  // eval_accuracy's value when it is not `value` itself (null: `value` is logged), in the
+  // official log's shape: Mask R-CNN's {"BBOX": box mAP, "SEGM": mask mAP}. The harness still
+  // compares `value` and `extra`'s secondary metrics with the targets.
+  core::Json logged;
 };
+
+// One MLLOG event a workload asks the harness to log: key, value and metadata (epoch_num is
+// added to the metadata of LoggedEpochFacts' events).
+struct LoggedEvent {
+  std::string key;
+  core::Json value;
+  core::Json metadata = core::Json::object();
+};
+using LoggedEvents = std::vector<LoggedEvent>;
 
 class Workload {
  public:
@@ -69,7 +82,7 @@ class Workload {
   virtual void CheckConfig(const core::Json& /*config*/, const std::string& /*device*/) const {}
   virtual void Init(const RunContext& ctx) = 0;
   // MLLOG keys -> values (opt_name, sgd_opt_*, model_bn_span, ...), logged in this order.
-  virtual std::vector<std::pair<std::string, core::Json>> LoggedHyperparameters() const = 0;
+  virtual LoggedEvents LoggedHyperparameters() const = 0;
   virtual int64_t GlobalBatchSize() const = 0;
   // Runtime facts for provenance (LibTorch version, effective threads, device, ...).
   virtual core::Json RuntimeProvenance() const = 0;
@@ -78,8 +91,12 @@ class Workload {
   virtual int64_t EvalSamples() const = 0;   // after LoadData
   // MLLOG keys -> values known only once the data is loaded (dataset sizes, evaluation
   // users, ...), logged in this order right after train_samples and eval_samples. Default: none.
-  virtual std::vector<std::pair<std::string, core::Json>> LoggedDataFacts() const { return {}; }
+  // Hyperparameters that need the data (a schedule's boundaries in steps) go here too.
+  virtual LoggedEvents LoggedDataFacts() const { return {}; }
   virtual void TrainEpoch(int epoch, TrainControl& control) = 0;
+  // MLLOG keys -> values of the epoch just trained (MiniGo's self-play games of the
+  // generation), logged after its epoch_stop with metadata epoch_num. Default: none.
+  virtual LoggedEvents LoggedEpochFacts(int /*epoch*/) const { return {}; }
   virtual EvalResult Evaluate(int epoch) = 0;
 };
 

@@ -89,9 +89,9 @@ class ImageClassification : public train::Workload {
     }
   }
 
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+  train::LoggedEvents LoggedHyperparameters() const override {
     const std::string p = opt_name_ == "lars" ? "lars_opt_" : "sgd_opt_";
-    std::vector<std::pair<std::string, Json>> h = {
+    train::LoggedEvents h = {
         {"opt_name", opt_name_},
         {p + "base_learning_rate", base_lr_},
         {p + "end_learning_rate", end_lr_},

@@ -11,6 +11,7 @@
 #include "coco/coco_eval.h"
 #include "core/error.h"
 #include "core/malloc_reuse.h"
+#include "core/mllog_keys.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/random.h"
@@ -156,7 +157,7 @@ class InstanceSegmentation : public train::Workload {
     sampling_rng_ = data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
   }
 
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+  train::LoggedEvents LoggedHyperparameters() const override {
     const auto& o = model_->options();
     return {
         {"opt_name", "sgd"},
@@ -170,6 +171,13 @@ class InstanceSegmentation : public train::Workload {
         {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
         {"opt_learning_rate_decay_factor", decay_factor_},
         {"model_bn_span", batch_size_ / ctx_.world_size},
+        // The official closed keys (training_0.7.0/closed_maskrcnn.yaml): the RPN's proposals kept
+        // per image for training (the reference's FPN_POST_NMS_TOP_N_TRAIN) and the resized
+        // image's shorter side and its longest side allowed (INPUT.MIN/MAX_SIZE_TRAIN). The decay
+        // boundaries in steps need the data: LoggedDataFacts.
+        {core::keys::kNumImageCandidates, o.rpn_post_nms_top_n_train},
+        {core::keys::kMinImageSize, input_.min_size},
+        {core::keys::kMaxImageSize, input_.max_size},
         {"backbone", scale_ == "mini" ? "resnet_mini_fpn" : "resnet50_fpn"},
         {"model_hp_min_size", input_.min_size},
         {"model_hp_max_size", input_.max_size},
@@ -243,8 +251,16 @@ class InstanceSegmentation : public train::Workload {
   int64_t TrainSamples() const override { return train_set_->size(); }
   int64_t EvalSamples() const override { return eval_set_->size(); }
 
-  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
-    return {{"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+  train::LoggedEvents LoggedDataFacts() const override {
+    // The two decay boundaries as the reference's SOLVER.STEPS: the first (0-based) step that
+    // trains at the decayed rate, ceil(epoch boundary x steps per epoch); null for a boundary
+    // that is off (0).
+    auto step_of = [&](double epoch) -> Json {
+      if (epoch <= 0) return nullptr;
+      return static_cast<int64_t>(std::ceil(epoch * static_cast<double>(steps_per_epoch_) - 1e-9));
+    };
+    return {{core::keys::kOptLrDecaySteps, Json::array({step_of(decay_epoch_1_), step_of(decay_epoch_2_)})},
+            {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
             {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
 
@@ -305,7 +321,8 @@ class InstanceSegmentation : public train::Workload {
     train::EvalResult r;
     r.value = box.values[0];
     r.samples = eval_set_->size();
-    r.extra["segm_map"] = segm.values[0];
+    r.extra["segm_map"] = segm.values[0];  // the secondary target's metric (the harness's check)
+    r.logged = {{core::keys::kEvalBbox, box.values[0]}, {core::keys::kEvalSegm, segm.values[0]}};
     Json bs = Json::array(), ss = Json::array();
     for (double v : box.values) bs.push_back(v);
     for (double v : segm.values) ss.push_back(v);

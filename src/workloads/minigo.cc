@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/mllog_keys.h"
 #include "core/random.h"
 #include "data/parallel.h"
 #include "go/expert_games.h"
@@ -90,8 +91,16 @@ class MiniGo : public train::Workload {
     rng_.seed(core::SeedFor(ctx.seed, "train"));
   }
 
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
-    return {{"opt_name", "sgd"},
+  train::LoggedEvents LoggedHyperparameters() const override {
+    namespace k = core::keys;
+    // The official closed keys (training_0.7.0/closed_minigo.yaml): MiniGo's learning rate is
+    // piecewise constant (lr_rates[i] until step lr_boundaries[i]); trainbench's is one constant
+    // rate, so no boundaries and one rate. Each generation plays exactly games_per_generation.
+    return {{k::kTrainBatchSize, batch_},
+            {k::kLrBoundaries, Json::array()},
+            {k::kLrRates, Json::array({lr_})},
+            {k::kMinSelfplayGamesPerGeneration, games_},
+            {"opt_name", "sgd"},
             {"opt_base_learning_rate", lr_},
             {"opt_momentum", momentum_},
             {"opt_weight_decay", weight_decay_},
@@ -201,6 +210,7 @@ class MiniGo : public train::Workload {
     }
     at::set_num_threads(net_threads_);
     if (pool) played = pool->Take();
+    games_played_ = static_cast<int64_t>(played.size());
     std::vector<GoSample> generation;
     int64_t moves = 0, passes = 0, black_wins = 0, resigned = 0;
     for (auto& g : played) {
@@ -235,6 +245,11 @@ class MiniGo : public train::Workload {
     const double rate = GatingWinRate(epoch);
     last_gating_ = Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= gating_win_rate_}};
     if (rate >= gating_win_rate_) best_ = Snapshot(net_);
+  }
+
+  // The self-play games of the generation just trained (0 when it was stopped before them).
+  train::LoggedEvents LoggedEpochFacts(int /*epoch*/) const override {
+    return {{core::keys::kActualSelfplayGamesPerGeneration, games_played_}};
   }
 
   train::EvalResult Evaluate(int epoch) override {
@@ -375,6 +390,7 @@ class MiniGo : public train::Workload {
   torch::Device device_{torch::kCPU};
   int size_ = 9;
   double komi_ = 7.5, playout_weight_ = 0, lr_ = 0, momentum_ = 0, weight_decay_ = 0;
+  int64_t games_played_ = 0;  // self-play games of the last generation
   models::GoNetOptions net_options_;
   models::GoNet net_{nullptr};   // trained every generation
   models::GoNet best_{nullptr};  // plays self-play and is evaluated (net_ itself without gating)

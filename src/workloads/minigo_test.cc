@@ -114,6 +114,10 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
   w->LoadData();
   Steps control;
   w->TrainEpoch(1, control);
+  const train::LoggedEvents facts = w->LoggedEpochFacts(1);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].key, "actual_selfplay_games_per_generation");
+  EXPECT_EQ(facts[0].value, ctx.config["games_per_generation"]);
   train::EvalResult r1 = w->Evaluate(1);
   // Gating ran (2 games: the rate is 0, 0.5 or 1, accepted at >= 0.55); no GNU Go games at an
   // odd evaluation with gnugo_every 2.
@@ -162,7 +166,12 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   auto w = MakeMiniGo("mini");
   w->Init(ctx);
   std::map<std::string, core::Json> logged;
-  for (const auto& [k, v] : w->LoggedHyperparameters()) logged[k] = v;
+  for (const auto& e : w->LoggedHyperparameters()) logged[e.key] = e.value;
+  // The official 0.7.0 closed keys: one constant rate, no boundaries; the games per generation.
+  EXPECT_EQ(logged["lr_boundaries"], core::Json::array());
+  EXPECT_EQ(logged["lr_rates"], core::Json::array({ctx.config["base_lr"]}));
+  EXPECT_EQ(logged["train_batch_size"], ctx.config["batch_size"]);
+  EXPECT_EQ(logged["min_selfplay_games_per_generation"], ctx.config["games_per_generation"]);
   EXPECT_EQ(logged["selfplay_parallel_games"], 2);
   EXPECT_EQ(logged["selfplay_balance_games"], true);
   EXPECT_EQ(logged["search_precision"], "bf16");

@@ -2,17 +2,20 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
 #include "core/error.h"
+#include "core/mllog_keys.h"
 #include "core/paths.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "models/ssd.h"
 #include "models/state_dict.h"
+#include "vision/augment.h"
 #include "workloads/detection_data.h"
 #include "workloads/torch_util.h"
 
@@ -91,7 +94,7 @@ class ObjectDetection : public train::Workload {
                  torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_));
   }
 
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+  train::LoggedEvents LoggedHyperparameters() const override {
     return {
         {"opt_name", "sgd"},
         {"opt_base_learning_rate", base_lr_},
@@ -102,6 +105,10 @@ class ObjectDetection : public train::Workload {
         {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
         {"opt_learning_rate_decay_factor", decay_factor_},
         {"model_bn_span", batch_size_ / ctx_.world_size},
+        // The random crop's windows tried per drawn mode (the reference's sampling trials; the
+        // training pipeline uses SsdRandomCrop's default options). The warmup in steps needs the
+        // data: LoggedDataFacts.
+        {core::keys::kMaxSamples, vision::SsdCropOptions{}.attempts},
         {"backbone", scale_ == "mini" ? "resnet_mini" : "resnet34"},
         {"model_hp_pretrained_trunk", pretrained_ ? pretrained_->sha256 : std::string()},
         {"model_hp_image_size", input_.image_size},
@@ -161,8 +168,11 @@ class ObjectDetection : public train::Workload {
   int64_t TrainSamples() const override { return train_set_->size(); }
   int64_t EvalSamples() const override { return eval_set_->size(); }
 
-  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
-    return {{"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+  train::LoggedEvents LoggedDataFacts() const override {
+    // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per epoch).
+    const auto warmup = static_cast<int64_t>(std::ceil(warmup_epochs_ * static_cast<double>(steps_per_epoch_) - 1e-9));
+    return {{core::keys::kOptLrWarmupSteps, std::max<int64_t>(0, warmup)},
+            {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
             {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
 

@@ -111,7 +111,7 @@ class Recommendation : public train::Workload {
     }
   }
 
-  std::vector<std::pair<std::string, Json>> LoggedHyperparameters() const override {
+  train::LoggedEvents LoggedHyperparameters() const override {
     return {
         {"opt_name", opt_name_},
         {"opt_base_learning_rate", lr_},
@@ -198,7 +198,7 @@ class Recommendation : public train::Workload {
   int64_t TrainSamples() const override { return data_.num_train() * (1 + num_neg_); }
   int64_t EvalSamples() const override { return data_.num_users; }
 
-  std::vector<std::pair<std::string, Json>> LoggedDataFacts() const override {
+  train::LoggedEvents LoggedDataFacts() const override {
     return {{"eval_hp_num_users", data_.num_users}, {"trainbench_dataset", dataset_fact_}};
   }
 

@@ -31,7 +31,12 @@ for k in '"submission_benchmark", "value": "maskrcnn"' '"opt_name", "value": "sg
          '"trainbench_quality_target", "value": [0-9.]+, "metadata": \{.*"secondary_targets": \{"segm_map": [0-9.]+\}'; do
   expect_grep "$k" "$LOG" "log holds $k"
 done
-expect_grep '"key": "eval_accuracy", "value": [0-9.e-]+, "metadata": \{.*"epoch_num": 2.*"segm_map": [0-9.e-]+.*"coco_bbox_stats": \[.*"coco_segm_stats": \[' "$LOG" "box and mask COCO stats at epoch 2"
+# The official shape {"BBOX": box mAP, "SEGM": mask mAP}; the COCO numbers in the metadata.
+expect_grep '"key": "eval_accuracy", "value": \{"BBOX": [0-9.e-]+, "SEGM": [0-9.e-]+\}, "metadata": \{.*"epoch_num": 2.*"segm_map": [0-9.e-]+.*"coco_bbox_stats": \[.*"coco_segm_stats": \[' "$LOG" "box and mask COCO stats at epoch 2"
+for k in '"num_image_candidates", "value": [0-9]+' '"min_image_size", "value": [0-9]+' '"max_image_size", "value": [0-9]+' \
+         '"opt_learning_rate_decay_steps", "value": \[[0-9]+, [0-9]+\]'; do
+  expect_grep "$k" "$LOG" "log holds $k"
+done
 [ "$(grep -c '"key": "eval_accuracy"' "$LOG")" = 2 ] || fail "--max-epochs 2 gives 2 evaluations"
 "$TB" check "$LOG" >"$W/check_open.out" 2>&1
 expect_rc 0 $? "open check"
@@ -56,7 +61,7 @@ expect_grep "model_hp_mask_head_channels" "$W/check_changed.out" "names model_hp
 expect_rc 1 $? "closed bf16 run (aborted at the epoch limit)"
 ML=$W/mixed/testsys/instance_segmentation/result_1.txt
 expect_grep '"precision": "bf16", "channels_last": true' "$ML" "precision and memory format in the provenance"
-expect_grep '"key": "eval_accuracy", "value": [0-9.e-]+, "metadata": \{.*"segm_map": [0-9.e-]+' "$ML" "a bf16 evaluation"
+expect_grep '"key": "eval_accuracy", "value": \{"BBOX": [0-9.e-]+, "SEGM": [0-9.e-]+\}, "metadata": \{.*"segm_map": [0-9.e-]+' "$ML" "a bf16 evaluation"
 "$TB" check "$ML" >"$W/check_mixed.out" 2>&1
 expect_rc 0 $? "closed check of the bf16 run"
 "$TB" run instance_segmentation --data "$S" --runs 1 --set precision=fp16 --results "$W/mixed" --system testsys >"$W/fp16.out" 2>&1
@@ -73,7 +78,7 @@ def edit(box, segm):
     for l in lines:
         if '"key": "eval_accuracy"' in l:
             d = json.loads(l[len(":::MLLOG "):])
-            d["value"] = box
+            d["value"] = {"BBOX": box, "SEGM": segm}
             d["metadata"]["segm_map"] = segm
             l = ":::MLLOG " + json.dumps(d)
         if '"key": "run_stop"' in l:
@@ -85,7 +90,7 @@ open(w + "/both.txt", "w").write(edit(0.99, 0.99))
 PYEOF
 "$TB" check "$W/box_only.txt" >"$W/check_box_only.out" 2>&1
 expect_rc 1 $? "check of a success with the box target only"
-expect_grep "segm_map" "$W/check_box_only.out" "names segm_map"
+expect_grep "SEGM" "$W/check_box_only.out" "names SEGM"
 "$TB" check "$W/both.txt" >"$W/check_both.out" 2>&1
 expect_rc 0 $? "check of a success with both targets"
 

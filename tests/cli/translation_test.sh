@@ -34,7 +34,10 @@ for b in translation rnn_translation; do
            '"global_batch_size", "value": 512' '"train_samples", "value": 180' '"eval_samples", "value": 20'; do
     expect_grep "$k" "$LOG" "$b log holds $k"
   done
-  expect_grep '"key": "eval_accuracy", "value": [0-9.e-]+, "metadata": \{.*"epoch_num": 3.*"bleu": "BLEU = ' "$LOG" "$b: BLEU at epoch 3"
+  # BLEU logged as a fraction (MLLOG since v0.7), the 0-100 score and sacreBLEU's line in the metadata.
+  expect_grep '"key": "eval_accuracy", "value": (0|0\.[0-9]+|[0-9.]+e-[0-9]+), "metadata": \{.*"epoch_num": 3.*"bleu_score": [0-9.e-]+, "bleu": "BLEU = ' "$LOG" "$b: BLEU at epoch 3"
+  expect_grep '"key": "max_sequence_length", "value": [0-9]+, "metadata": \{.*"method": "discard"' "$LOG" "$b: max_sequence_length and its method"
+  [ $b = rnn_translation ] && expect_grep '"key": "opt_learning_rate_decay_steps", "value": 0,' "$LOG" "gnmt: no decays logged"
   [ "$(grep -c '"key": "eval_accuracy"' "$LOG")" = 3 ] || fail "$b: --max-epochs 3 gives 3 evaluations"
   expect_grep '"key": "trainbench_config_effective".*"max_epochs": 3' "$LOG" "$b: the epoch limit is logged"
   "$TB" check "$LOG" >"$W/check_open_$b.out" 2>&1
