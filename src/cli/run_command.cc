@@ -26,6 +26,7 @@
 #include "core/atomic_file.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
+#include "core/eval_accuracy.h"
 #include "core/log_reader.h"
 #include "core/mllog.h"
 #include "core/mllog_keys.h"
@@ -243,7 +244,8 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
   if (start && stop) f.minutes = (stop->time_ms - start->time_ms) / 60000.0;
   auto evals = log.FindAll(core::keys::kEvalAccuracy);
   if (!evals.empty()) {
-    f.last_eval = evals.back()->value.is_number() ? evals.back()->value.get<double>() : NAN;
+    // Mask R-CNN logs {"BBOX", "SEGM"}: its box mAP, the metric the target names.
+    f.last_eval = core::PrimaryAccuracy(evals.back()->value).value_or(NAN);
     f.epochs = evals.back()->metadata.value(core::keys::kMdEpochNum, 0);
   }
   return f;

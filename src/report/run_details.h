@@ -21,9 +21,12 @@ struct CurvePoint {
 };
 
 struct RunDetails {
-  std::vector<CurvePoint> eval;          // eval_accuracy values, in log order
+  // eval_accuracy values, in log order, as fractions: Mask R-CNN's {"BBOX", "SEGM"} as BBOX,
+  // BLEU logged in 0-100 (trainbench's older logs, MLPerf v0.5) / 100 (core/eval_accuracy.h).
+  std::vector<CurvePoint> eval;
   std::vector<CurvePoint> throughput;    // tracked_stats "throughput", samples/s, per epoch
-  std::optional<double> quality_target;  // trainbench_quality_target (MLLOG) or v0.5 eval_target
+  // trainbench_quality_target (MLLOG) or v0.5 eval_target, on the scale of `eval`.
+  std::optional<double> quality_target;
   std::string metric = "eval_accuracy";  // the target's metadata.metric when logged
   core::Json config_requested;           // null when not logged
   core::Json config_effective;           // null when not logged
@@ -32,7 +35,7 @@ struct RunDetails {
 };
 
 // Extracts the details of `log`. Events before run_start (or in a log without run_start) are
-// timed from the first record. Values that are not numbers are left out of the curves.
+// timed from the first record. Evaluations without a number are left out of the curve.
 // Never throws: what is missing stays empty.
 RunDetails ExtractRunDetails(const core::ParsedLog& log);
 

@@ -59,5 +59,34 @@ TEST(ExtractRunDetails, EmptyAndNonNumericValuesAreLeftOut) {
   EXPECT_FALSE(d.quality_target);
 }
 
+std::string Line(int64_t t, const std::string& key, const std::string& value) {
+  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + std::to_string(t) +
+         ", \"event_type\": \"POINT_IN_TIME\", \"key\": \"" + key + "\", \"value\": " + value +
+         ", \"metadata\": {\"epoch_num\": 1}}\n";
+}
+
+// Mask R-CNN's object value plots as its box mAP; an older translation log's BLEU in 0-100
+// (target 20.0) lands on the fractions of new logs, target included.
+TEST(ExtractRunDetails, MaskRcnnObjectsAndOldBleuLogsAsFractions) {
+  std::istringstream mask(Line(1000, "submission_benchmark", "\"maskrcnn\"") +
+                          Line(2000, "eval_accuracy", "{\"BBOX\": 0.21, \"SEGM\": 0.19}"));
+  const RunDetails m = ExtractRunDetails(core::ParseLog(mask, "mask.txt"));
+  ASSERT_EQ(m.eval.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.eval[0].value, 0.21);
+  std::istringstream old(Line(1000, "submission_benchmark", "\"gnmt\"") +
+                         Line(1000, "trainbench_quality_target", "20.0") + Line(2000, "eval_accuracy", "0.8") +
+                         Line(3000, "eval_accuracy", "21.5"));
+  const RunDetails o = ExtractRunDetails(core::ParseLog(old, "old.txt"));
+  ASSERT_EQ(o.eval.size(), 2u);
+  EXPECT_DOUBLE_EQ(o.eval[0].value, 0.008);
+  EXPECT_DOUBLE_EQ(o.eval[1].value, 0.215);
+  EXPECT_DOUBLE_EQ(*o.quality_target, 0.2);
+  std::istringstream fresh(Line(1000, "submission_benchmark", "\"gnmt\"") +
+                           Line(1000, "trainbench_quality_target", "0.2") + Line(2000, "eval_accuracy", "0.215"));
+  const RunDetails n = ExtractRunDetails(core::ParseLog(fresh, "new.txt"));
+  EXPECT_DOUBLE_EQ(n.eval[0].value, 0.215);
+  EXPECT_DOUBLE_EQ(*n.quality_target, 0.2);
+}
+
 }  // namespace
 }  // namespace trainbench::report

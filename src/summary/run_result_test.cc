@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/eval_accuracy.h"
 #include "summary/test_logs.h"
 
 namespace trainbench::summary {
@@ -226,6 +227,36 @@ TEST(ExtractRun, WarnsAboutMalformedLinesInAUsableRun) {
   EXPECT_EQ(warnings[0].line, 10);
   EXPECT_NE(warnings[0].message.find("(and 2 more malformed lines)"), std::string::npos)
       << warnings[0].message;
+}
+
+// The shapes eval_accuracy takes: Mask R-CNN's {"BBOX", "SEGM"} object (MLLOG since v0.7) and
+// BLEU in 0-100 (trainbench's translation logs before BLEU became a fraction). The summary keeps
+// the last value as logged; core::PrimaryAccuracy and core::AccuracyUnit give its one number.
+TEST(ExtractRun, ReadsObjectValuesAndOldBleuLogs) {
+  test_logs::MllogRun r;
+  r.benchmark = "maskrcnn";
+  r.epochs = 1;  // one evaluation, of value `accuracy`
+  r.accuracy = 0.25;
+  std::string text = test_logs::MllogText(r);
+  const std::string v = "\"value\": 0.25,";
+  ASSERT_NE(text.find(v), std::string::npos);
+  text.replace(text.find(v), v.size(), "\"value\": {\"BBOX\": 0.25, \"SEGM\": 0.2},");
+  FileIssue skip;
+  auto mask = Extract(text, &skip);
+  ASSERT_TRUE(mask) << skip.ToString();
+  EXPECT_TRUE(mask->converged);
+  EXPECT_EQ(mask->epochs, 1.0);
+  EXPECT_EQ(mask->final_accuracy, core::Json({{"BBOX", 0.25}, {"SEGM", 0.2}}));
+  EXPECT_EQ(core::PrimaryAccuracy(mask->final_accuracy), 0.25);
+
+  r.benchmark = "gnmt";
+  r.accuracy = 21.5;
+  const core::ParsedLog old = Parse(test_logs::MllogText(r));
+  auto bleu = ExtractRun(old, &skip, nullptr);
+  ASSERT_TRUE(bleu) << skip.ToString();
+  EXPECT_TRUE(bleu->converged);
+  EXPECT_EQ(bleu->final_accuracy, core::Json(21.5));
+  EXPECT_DOUBLE_EQ(*core::PrimaryAccuracy(bleu->final_accuracy) * core::AccuracyUnit(old), 0.215);
 }
 
 }  // namespace
