@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -42,10 +44,56 @@ bool TypeMatches(const std::string& type_name, const Json& v) {
   return false;
 }
 
+// The field a check looks at (rules.h, Check::field); nullptr when the line has none (the
+// official Python expression would raise: KeyError, IndexError, TypeError).
 const Json* FieldOf(const core::LogRecord& r, const std::string& field) {
   if (field == "value") return &r.value;
-  auto it = r.metadata.find(field.substr(std::string("metadata.").size()));
-  return it == r.metadata.end() ? nullptr : &*it;
+  const std::string md = "metadata.";
+  if (field.rfind(md, 0) == 0) {
+    if (!r.metadata.is_object()) return nullptr;
+    auto it = r.metadata.find(field.substr(md.size()));
+    return it == r.metadata.end() ? nullptr : &*it;
+  }
+  const std::string member = "value.";
+  if (field.rfind(member, 0) == 0) {
+    if (!r.value.is_object()) return nullptr;
+    auto it = r.value.find(field.substr(member.size()));
+    return it == r.value.end() ? nullptr : &*it;
+  }
+  // value[<i>]
+  if (!r.value.is_array()) return nullptr;
+  size_t i = std::stoul(field.substr(6, field.size() - 7));
+  return i < r.value.size() ? &r.value[i] : nullptr;
+}
+
+// A number as Python sees it in a comparison: bools are 0 and 1.
+std::optional<double> PyNumber(const Json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+// Python's ==: numbers (and bools) by value, containers element by element.
+bool PyEqual(const Json& a, const Json& b) {
+  auto x = PyNumber(a), y = PyNumber(b);
+  if (x && y) return *x == *y;
+  if (x || y) return false;
+  if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!PyEqual(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_object() && b.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      auto jt = b.find(it.key());
+      if (jt == b.end() || !PyEqual(it.value(), *jt)) return false;
+    }
+    return true;
+  }
+  return a == b;
 }
 
 // The text a value stands for in a lookup table: strings as they are, other scalars as JSON.
@@ -136,12 +184,18 @@ class Engine {
  private:
   enum class Outcome { kPass, kFail, kTypeError, kSkip };
 
+  // What may drop a finding later: a file that takes its key over (overridable: the official
+  // keyed messages), or only a rule with takes_over_target (target: at_least_one failures, which
+  // the official checker never drops), or nothing (neither).
   struct Entry {
     Finding finding;
     bool overridable;
+    bool target = false;
   };
 
-  void Add(Finding f, bool overridable) { entries_.push_back({std::move(f), overridable}); }
+  void Add(Finding f, bool overridable, bool target = false) {
+    entries_.push_back({std::move(f), overridable, target});
+  }
 
   static Finding MakeFinding(Severity severity, const RuleFile& file, int rule_line,
                              const std::string& key, const std::string& message,
@@ -159,11 +213,14 @@ class Engine {
     return f;
   }
 
+  enum class Kind { kKeyed, kTarget, kFixed };
+
   void AddError(const RuleFile& file, int rule_line, const std::string& key,
-                const std::string& message, const core::LogRecord* rec, const Rule* rule) {
+                const std::string& message, const core::LogRecord* rec, const Rule* rule,
+                Kind kind = Kind::kKeyed) {
     Finding f = MakeFinding(Severity::kError, file, rule_line, key, message, rec);
     if (rule && !rule->note.empty()) f.message += " (" + rule->note + ")";
-    Add(std::move(f), true);
+    Add(std::move(f), kind == Kind::kKeyed, kind == Kind::kTarget);
   }
 
   // One warning per key, as the official checker: a later one replaces an earlier one. A file
@@ -195,6 +252,55 @@ class Engine {
     return static_cast<size_t>(r - log_.records.data());
   }
 
+  // The official is_integer(times * (f(x / divide_by) + add)): |round(y) - y| < 1e-5; a value
+  // Python cannot take the log of or round (<= 0 under log2, inf, nan) is an error there.
+  static Outcome IsInteger(const Check& c, double x, const std::string& what, std::string* why) {
+    double y = x / c.divide_by;
+    if (c.log2) {
+      if (!(y > 0)) {
+        *why = what + ": log2 of " + FormatNumber(y) + " is undefined";
+        return Outcome::kTypeError;
+      }
+      y = std::log2(y);
+    }
+    y = c.times * (y + c.add);
+    if (!std::isfinite(y)) {
+      *why = what + ": " + c.Describe() + " is not finite";
+      return Outcome::kTypeError;
+    }
+    if (std::fabs(std::nearbyint(y) - y) < 0.00001) return Outcome::kPass;
+    *why = what + ": " + c.Describe() + " = " + FormatNumber(y) + " is not an integer";
+    return Outcome::kFail;
+  }
+
+  // Python's `x in v`: a key of an object, an element of a list, a substring of a string.
+  static Outcome Contains(const Check& c, const Json& v, const std::string& what,
+                          std::string* why) {
+    bool in = false;
+    if (v.is_object()) {
+      if (!c.contains.is_string()) {
+        *why = what + " is an object, whose keys are strings; " + c.contains.dump() + " is not one";
+        return Outcome::kFail;
+      }
+      in = v.contains(c.contains.get<std::string>());
+    } else if (v.is_array()) {
+      in = std::any_of(v.begin(), v.end(), [&](const Json& e) { return PyEqual(e, c.contains); });
+    } else if (v.is_string()) {
+      if (!c.contains.is_string()) {
+        *why = what + " is a string; only a string can be looked for in it";
+        return Outcome::kTypeError;
+      }
+      in = v.get_ref<const std::string&>().find(c.contains.get<std::string>()) !=
+           std::string::npos;
+    } else {
+      *why = what + " is " + TypeOf(v) + ", which contains nothing";
+      return Outcome::kTypeError;
+    }
+    if (in) return Outcome::kPass;
+    *why = what + " does not contain " + c.contains.dump();
+    return Outcome::kFail;
+  }
+
   Outcome Evaluate(const Check& c, const core::LogRecord& rec, std::string* why) const {
     if (!c.when_has_metadata.empty() && !rec.metadata.contains(c.when_has_metadata)) {
       return Outcome::kSkip;
@@ -205,11 +311,14 @@ class Engine {
       case CheckKind::kOneOf:
       case CheckKind::kNotOneOf:
       case CheckKind::kRange:
-      case CheckKind::kMinLength: {
+      case CheckKind::kMinLength:
+      case CheckKind::kLength:
+      case CheckKind::kContains:
+      case CheckKind::kIsInteger: {
         const Json* v = FieldOf(rec, c.field);
         if (!v) {
           *why = c.field + " is missing";
-          return Outcome::kFail;
+          return Outcome::kTypeError;
         }
         const std::string what = c.field + " " + v->dump();
         if (c.kind == CheckKind::kType) {
@@ -218,8 +327,8 @@ class Engine {
           return Outcome::kFail;
         }
         if (c.kind == CheckKind::kOneOf || c.kind == CheckKind::kNotOneOf) {
-          bool in =
-              std::any_of(c.values.begin(), c.values.end(), [&](const Json& a) { return a == *v; });
+          bool in = std::any_of(c.values.begin(), c.values.end(),
+                                [&](const Json& a) { return PyEqual(a, *v); });
           if (in == (c.kind == CheckKind::kOneOf)) return Outcome::kPass;
           std::string set;
           for (size_t i = 0; i < c.values.size(); ++i) set += (i ? ", " : "") + c.values[i].dump();
@@ -227,12 +336,14 @@ class Engine {
                  (in ? ")" : "");
           return Outcome::kFail;
         }
-        if (c.kind == CheckKind::kRange) {
-          if (!v->is_number()) {
+        if (c.kind == CheckKind::kRange || c.kind == CheckKind::kIsInteger) {
+          std::optional<double> number = PyNumber(*v);
+          if (!number) {
             *why = what + " is " + TypeOf(*v) + ", not a number";
             return Outcome::kTypeError;
           }
-          double x = v->get<double>();
+          double x = *number;
+          if (c.kind == CheckKind::kIsInteger) return IsInteger(c, x, what, why);
           auto bad = [&](const char* op, double bound) {
             *why = what + " is not " + op + " " + FormatNumber(bound);
             return Outcome::kFail;
@@ -243,13 +354,20 @@ class Engine {
           if (c.le && !(x <= *c.le)) return bad("<=", *c.le);
           return Outcome::kPass;
         }
-        // kMinLength
+        if (c.kind == CheckKind::kContains) return Contains(c, *v, what, why);
+        // kMinLength, kLength. A string's length is in bytes: the official parser reads logs
+        // as latin-1, one character per byte.
         if (!v->is_string() && !v->is_array() && !v->is_object()) {
           *why = what + " is " + TypeOf(*v) + ", which has no length";
           return Outcome::kTypeError;
         }
         int64_t len = v->is_string() ? static_cast<int64_t>(v->get_ref<const std::string&>().size())
                                      : static_cast<int64_t>(v->size());
+        if (c.kind == CheckKind::kLength) {
+          if (len == c.length) return Outcome::kPass;
+          *why = what + " has length " + std::to_string(len) + ", not " + std::to_string(c.length);
+          return Outcome::kFail;
+        }
         if (len >= c.min_length) return Outcome::kPass;
         *why = what + " has length " + std::to_string(len) + ", less than " +
                std::to_string(c.min_length);
@@ -364,11 +482,15 @@ class Engine {
   void RunFile(const RuleFile& file) {
     report_->rule_files.push_back(file.DisplayName());
     // This file takes over the keys it has rules for.
-    std::set<std::string> keys;
-    for (const auto& r : file.rules) keys.insert(r.key);
+    std::set<std::string> keys, targets;
+    for (const auto& r : file.rules) {
+      keys.insert(r.key);
+      if (r.takes_over_target) targets.insert(r.key);
+    }
     entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                   [&](const Entry& e) {
-                                    return e.overridable && keys.count(e.finding.key) > 0;
+                                    return (e.overridable && keys.count(e.finding.key) > 0) ||
+                                           (e.target && targets.count(e.finding.key) > 0);
                                   }),
                    entries_.end());
 
@@ -415,6 +537,10 @@ class Engine {
     const AtLeastOne& a = *rule.at_least_one;
     std::string describe;
     for (const auto& c : a.checks) describe += (describe.empty() ? "" : " and ") + c.Describe();
+    // Each line's checks run in order and stop at the first that fails, as the official
+    // `a and b and ...`; a check Python could not evaluate (a string compared with a number, a
+    // missing field) is an error of its own: there the official checker stops with an
+    // exception, failing the log whatever the other lines hold.
     bool any = false;
     for (const auto* rec : lines) {
       bool all = true;
@@ -422,10 +548,15 @@ class Engine {
         std::string why;
         Outcome o = Evaluate(c, *rec, &why);
         if (o == Outcome::kTypeError) {
-          AddError(file, c.line, rule.key, rule.key + ": cannot check " + c.Describe() + ": " + why,
-                   rec, &rule);
+          AddError(file, c.line, rule.key,
+                   rule.key + ": cannot check " + c.Describe() + ": " + why +
+                       " (the official checker stops with an exception here)",
+                   rec, &rule, Kind::kTarget);
         }
-        if (o == Outcome::kFail || o == Outcome::kTypeError) all = false;
+        if (o == Outcome::kFail || o == Outcome::kTypeError) {
+          all = false;
+          break;
+        }
       }
       any = any || all;
     }
@@ -438,7 +569,7 @@ class Engine {
     if (lines.size() > 5) values += ", ... " + std::to_string(lines.size() - 5) + " more";
     AddError(file, a.line, rule.key,
              rule.key + ": no line passes " + describe + "; values: " + values, lines.back(),
-             &rule);
+             &rule, Kind::kTarget);
   }
 
   void CheckOccurs(const RuleFile& file, const Rule& rule,
@@ -521,7 +652,7 @@ class Engine {
           ++i;
         }
         AddError(file, rule.line, rule.key, names + " is required at least once; none is logged",
-                 nullptr, &rule);
+                 nullptr, &rule, Kind::kFixed);
         return;
       }
     }

@@ -33,7 +33,10 @@ const char* const kCheckNames[] = {"type",
                                    "seen_before",
                                    "not_seen_before",
                                    "not_seen_after",
-                                   "time_since_first"};
+                                   "time_since_first",
+                                   "length",
+                                   "contains",
+                                   "is_integer"};
 const char* const kTypeNames[] = {"number", "integer", "string", "bool", "null", "list", "object"};
 
 std::string JoinNames(const char* const* begin, const char* const* end) {
@@ -154,9 +157,11 @@ class Parser {
 
   std::string Field(const YAML::Node& n) const {
     std::string f = String(n, "field");
-    if (f == "value") return f;
-    if (f.rfind("metadata.", 0) == 0 && f.size() > 9) return f;
-    throw Fail(n, "field: expected \"value\" or \"metadata.<name>\", got \"" + f + "\"");
+    if (IsFieldPath(f)) return f;
+    throw Fail(n,
+               "field: expected \"value\", \"value.<name>\", \"value[<index>]\" or "
+               "\"metadata.<name>\", got \"" +
+                   f + "\"");
   }
 
   Check ParseCheck(const YAML::Node& n) const {
@@ -234,6 +239,30 @@ class Parser {
       if (v < 0 || v != std::floor(v)) throw Fail(kind_val, "min_length: expected an integer >= 0");
       c.min_length = static_cast<int64_t>(v);
       value_check = true;
+    } else if (kind == "length") {
+      c.kind = CheckKind::kLength;
+      double v = Number(kind_val, "length");
+      if (v < 0 || v != std::floor(v)) throw Fail(kind_val, "length: expected an integer >= 0");
+      c.length = static_cast<int64_t>(v);
+      value_check = true;
+    } else if (kind == "contains") {
+      c.kind = CheckKind::kContains;
+      if (!kind_val.IsScalar()) throw Fail(kind_val, "contains: expected a scalar");
+      c.contains = YamlToJson(kind_val);
+      value_check = true;
+    } else if (kind == "is_integer") {
+      c.kind = CheckKind::kIsInteger;
+      if (!kind_val.IsMap()) {
+        throw Fail(kind_val, "is_integer: expected a map such as {divide_by: 0.001}");
+      }
+      OnlyFields(kind_val, "is_integer", {"divide_by", "log2", "add", "times"});
+      c.divide_by =
+          Number(Required(kind_val, "divide_by", "is_integer"), "is_integer.divide_by");
+      if (c.divide_by == 0) throw Fail(kind_val["divide_by"], "is_integer.divide_by: not 0");
+      if (kind_val["log2"].IsDefined()) c.log2 = Bool(kind_val["log2"], "is_integer.log2");
+      if (kind_val["add"].IsDefined()) c.add = Number(kind_val["add"], "is_integer.add");
+      if (kind_val["times"].IsDefined()) c.times = Number(kind_val["times"], "is_integer.times");
+      value_check = true;
     } else if (kind == "has_metadata" || kind == "has_metadata_any") {
       c.kind = kind == "has_metadata" ? CheckKind::kHasMetadata : CheckKind::kHasMetadataAny;
       c.names = Names(kind_val, kind);
@@ -275,7 +304,7 @@ class Parser {
     if (has_field && !value_check) {
       throw Fail(n,
                  "field applies to value checks only (type, one_of, not_one_of, range, "
-                 "min_length), not to " +
+                 "min_length, length, contains, is_integer), not to " +
                      kind);
     }
     return c;
@@ -347,7 +376,8 @@ class Parser {
     if (!n.IsMap()) throw Fail(n, "a rule is a map with at least \"key\" and \"occurs\"");
     OnlyFields(
         n, "a rule",
-        {"key", "occurs", "note", "duplicates", "first_only", "checks", "at_least_one", "include"});
+        {"key", "occurs", "note", "duplicates", "first_only", "takes_over_target", "checks",
+         "at_least_one", "include"});
     Rule r;
     r.line = n.Mark().line + 1;
     r.key = String(Required(n, "key", "a rule"), "key");
@@ -372,6 +402,12 @@ class Parser {
       }
     }
     if (n["first_only"].IsDefined()) r.first_only = Bool(n["first_only"], "first_only");
+    if (n["takes_over_target"].IsDefined()) {
+      r.takes_over_target = Bool(n["takes_over_target"], "takes_over_target");
+      if (r.takes_over_target && !n["at_least_one"].IsDefined()) {
+        throw Fail(n["takes_over_target"], "takes_over_target needs an at_least_one");
+      }
+    }
     if (n["checks"].IsDefined()) r.checks = ParseChecks(n["checks"], "checks");
     if (n["at_least_one"].IsDefined()) r.at_least_one = ParseAtLeastOne(n["at_least_one"]);
     if (n["include"].IsDefined()) r.include = ParseInclude(n["include"]);
@@ -447,6 +483,21 @@ std::string FormatNumber(double v) {
   return os.str();
 }
 
+bool IsFieldPath(const std::string& f) {
+  if (f == "value") return true;
+  auto named = [&](const std::string& prefix) {
+    return f.rfind(prefix, 0) == 0 && f.size() > prefix.size();
+  };
+  if (named("metadata.") || named("value.")) return true;
+  if (f.rfind("value[", 0) == 0 && f.size() > 7 && f.back() == ']') {
+    std::string digits = f.substr(6, f.size() - 7);
+    return digits.size() <= 9 && std::all_of(digits.begin(), digits.end(), [](char ch) {
+      return std::isdigit(static_cast<unsigned char>(ch));
+    });
+  }
+  return false;
+}
+
 bool IsPlainRuleFileName(const std::string& name) {
   if (name.empty() || name[0] == '.') return false;
   const std::string ext = ".yaml";
@@ -494,6 +545,20 @@ std::string Check::Describe() const {
     case CheckKind::kMinLength:
       os << "min_length " << min_length;
       break;
+    case CheckKind::kLength:
+      os << "length " << length;
+      break;
+    case CheckKind::kContains:
+      os << "contains " << contains.dump();
+      break;
+    case CheckKind::kIsInteger: {
+      std::string y = "v / " + FormatNumber(divide_by);
+      if (log2) y = "log2(" + y + ")";
+      if (add != 0) y = "(" + y + (add < 0 ? " - " : " + ") + FormatNumber(std::fabs(add)) + ")";
+      if (times != 1) y = FormatNumber(times) + " * " + y;
+      os << "is_integer(" << y << ")";
+      break;
+    }
     case CheckKind::kHasMetadata:
       os << "has_metadata ";
       list(names);
@@ -578,7 +643,7 @@ RuleFile ParseRuleFile(const std::string& text, const std::string& path, const s
       throw core::FileError(
           path, 0, "a rule file is a map with schema_version and rules (see docs/rules.md)");
     }
-    p.OnlyFields(root, "a rule file", {"schema_version", "description", "rules"});
+    p.OnlyFields(root, "a rule file", {"schema_version", "description", "replaces_base", "rules"});
     double version =
         p.Number(p.Required(root, "schema_version", "the rule file"), "schema_version");
     if (version != kRuleSchemaVersion) {
@@ -588,6 +653,9 @@ RuleFile ParseRuleFile(const std::string& text, const std::string& path, const s
     }
     if (root["description"].IsDefined()) {
       f.description = p.String(root["description"], "description");
+    }
+    if (root["replaces_base"].IsDefined()) {
+      f.replaces_base = p.Bool(root["replaces_base"], "replaces_base");
     }
     YAML::Node rules = p.Required(root, "rules", "the rule file");
     if (!rules.IsSequence()) throw p.Fail(rules, "rules: expected a list of rules");
@@ -678,7 +746,10 @@ Ruleset LoadRuleset(const std::string& rules_dir, const std::string& name) {
     std::sort(names.begin(), names.end());
     for (const auto& file : names) {
       std::string path = dir + "/" + file;
-      rs.files[file].push_back(ParseRuleFile(core::ReadFile(path), path, file, layer));
+      RuleFile parsed = ParseRuleFile(core::ReadFile(path), path, file, layer);
+      auto& same_name = rs.files[file];
+      if (parsed.replaces_base) same_name.clear();
+      same_name.push_back(std::move(parsed));
     }
   }
 

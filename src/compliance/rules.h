@@ -60,19 +60,33 @@ enum class CheckKind {
   kNotSeenAfter,    // not_seen_after: [keys]: none occurs on a later line
   kTimeSinceFirst,  // time_since_first: this line's time minus the earliest earlier line of a
                     // key must stay below a limit (the init-time limit)
+  kLength,          // length: n: a string, list or object of exactly n (Python len(v) == n)
+  kContains,        // contains: x: an object with the key x, a list with an element equal to x,
+                    // or a string with the substring x (Python `x in v`)
+  kIsInteger,       // is_integer: {divide_by, log2, add, times}: the official
+                    // is_integer(times * (f(v / divide_by) + add)), f = log2 or identity
 };
 
-// One check. Value checks (type, one_of, not_one_of, range, min_length) look at `field`.
+// One check. Value checks (type, one_of, not_one_of, range, min_length, length, contains,
+// is_integer) look at `field`.
 struct Check {
   CheckKind kind = CheckKind::kType;
   int line = 0;                   // line in the rule file
-  std::string field = "value";    // "value" or "metadata.<name>"
+  // "value", "value.<name>" (a field of an object value), "value[<i>]" (an element of a list
+  // value) or "metadata.<name>".
+  std::string field = "value";
   std::string when_has_metadata;  // non-empty: only lines whose metadata has this field
 
   std::string type_name;                 // kType
   std::vector<Json> values;              // kOneOf, kNotOneOf
   std::optional<double> gt, ge, lt, le;  // kRange
   int64_t min_length = 0;                // kMinLength
+  int64_t length = 0;                    // kLength
+  Json contains;                         // kContains
+  // kIsInteger: |round(y) - y| < 1e-5 for y = times * (f(v / divide_by) + add), f = log2 when
+  // `log2`, computed in that order (as the official Python expressions).
+  double divide_by = 1, add = 0, times = 1;
+  bool log2 = false;
   std::vector<std::string> names;        // metadata fields or log keys
 
   // kTimeSinceFirst: (time_ms of this line) - (earliest time_ms of the `since_key` lines
@@ -130,6 +144,10 @@ struct Rule {
   std::vector<std::string> alternatives;  // kAtLeastOneOr
   Duplicates duplicates = Duplicates::kSameValue;
   bool first_only = false;  // checks and include run on the first line of the key only
+  // trainbench's own extension: this rule's at_least_one replaces the at_least_one failures
+  // that earlier files reported for the key (the official checker never drops those). Lets a
+  // per-scale file state its own quality target.
+  bool takes_over_target = false;
   std::vector<Check> checks;
   std::optional<AtLeastOne> at_least_one;
   std::optional<Include> include;
@@ -141,6 +159,9 @@ struct RuleFile {
   std::string layer;  // the ruleset folder that holds it, e.g. "4.0.0"
   std::string path;   // path on disk (or the name given to ParseRuleFile)
   std::string description;
+  // trainbench's own extension: the base layers' file of the same name is not run (a derived
+  // ruleset whose benchmark of that name is another one than its base's).
+  bool replaces_base = false;
   std::vector<Rule> rules;
 
   std::string DisplayName() const { return layer + "/" + name; }
@@ -176,6 +197,9 @@ std::vector<std::string> ListRulesets(const std::string& rules_dir);
 
 // True for a plain rule-file name: [A-Za-z0-9_.-]+, not starting with '.', ending in ".yaml".
 bool IsPlainRuleFileName(const std::string& name);
+
+// True for a check's field: "value", "value.<name>", "value[<index>]", "metadata.<name>".
+bool IsFieldPath(const std::string& field);
 
 // A number as people write it in messages: "30", "0.759", "1e-05".
 std::string FormatNumber(double v);
