@@ -73,7 +73,7 @@ int Main(int argc, char** argv) {
   std::string rules_dir;
   auto* check_cmd = app.add_subcommand("check", "Check the compliance of a log or a results folder");
   check_cmd->add_option("paths", check_paths, "Log files or results folders")->required();
-  check_cmd->add_option("--ruleset", ruleset, "Rule set (folder under rules/), e.g. 4.0.0")->capture_default_str();
+  check_cmd->add_option("--ruleset", ruleset, "Rule set (folder under rules/): trainbench-1.0, 0.7.0, 4.0.0")->capture_default_str();
   check_cmd->add_option("--rules-dir", rules_dir, "Where rule sets live (default: the installed rules/)");
 
   std::vector<std::string> sum_dirs;
