@@ -33,7 +33,7 @@ struct RunResult {
   double stop_ms = 0;   // the last run_stop
   double minutes = 0;   // (stop_ms - start_ms) / 60000
 
-  bool converged = false;        // run_stop says success
+  bool converged = false;        // run_stop says success (legacy: or the target was reached)
   std::string status;            // "success", "aborted", ... as logged ("" when absent)
   std::optional<double> epochs;  // epoch number at convergence, as logged (see ExtractRun)
   core::Json seed;               // null when not logged
@@ -63,7 +63,11 @@ core::Json FileIssuesToJson(const std::vector<FileIssue>& issues);
 // Rules: time = last run_stop - first run_start (duplicated lines from several ranks widen,
 // never shorten, the interval). Converged: MLLOG run_stop metadata.status == "success";
 // legacy run_stop value {"success": true} (also the string "true", any case, as some v0.5
-// submissions logged it). Epochs: MLLOG epoch_num of the last eval_accuracy, else of the last
+// submissions logged it); a legacy run_stop with no success value (NVIDIA's v0.5 resnet and
+// transformer) is judged as v0.5's checker did: converged when the best eval_accuracy (its
+// "value", or a bare number) reached the log's one eval_target, in the log's own unit; an object
+// target (Mask R-CNN's {"BBOX": .., "SEGM": ..}) needs every field reached in one evaluation.
+// Epochs: MLLOG epoch_num of the last eval_accuracy, else of the last
 // epoch_stop, else the last epoch of the last block (first_epoch_num + epoch_count - 1); legacy
 // the "epoch" of the last eval_accuracy, else the value of the last train_epoch. Seed: MLLOG
 // `seed`, legacy `run_set_random_seed`. Final accuracy: the last eval_accuracy value (legacy:
