@@ -233,17 +233,11 @@ class Parser {
       }
       if (!c.gt && !c.ge && !c.lt && !c.le) throw Fail(kind_val, "range: give gt, ge, lt or le");
       value_check = true;
-    } else if (kind == "min_length") {
-      c.kind = CheckKind::kMinLength;
-      double v = Number(kind_val, "min_length");
-      if (v < 0 || v != std::floor(v)) throw Fail(kind_val, "min_length: expected an integer >= 0");
-      c.min_length = static_cast<int64_t>(v);
-      value_check = true;
-    } else if (kind == "length") {
-      c.kind = CheckKind::kLength;
-      double v = Number(kind_val, "length");
-      if (v < 0 || v != std::floor(v)) throw Fail(kind_val, "length: expected an integer >= 0");
-      c.length = static_cast<int64_t>(v);
+    } else if (kind == "min_length" || kind == "length") {
+      c.kind = kind == "length" ? CheckKind::kLength : CheckKind::kMinLength;
+      double v = Number(kind_val, kind);
+      if (v < 0 || v != std::floor(v)) throw Fail(kind_val, kind + ": expected an integer >= 0");
+      (kind == "length" ? c.length : c.min_length) = static_cast<int64_t>(v);
       value_check = true;
     } else if (kind == "contains") {
       c.kind = CheckKind::kContains;
