@@ -18,15 +18,6 @@ namespace trainbench::core {
 // Header-only: readers of every layer use it without a link dependency.
 namespace eval_accuracy_internal {
 
-inline constexpr const char* kLegacyEvalTarget = "eval_target";  // v0.5 lines
-inline constexpr const char* kLegacyValueField = "value";
-
-inline std::optional<double> NumberAt(const Json& obj, const char* field) {
-  auto it = obj.find(field);
-  if (it == obj.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 inline bool IsBleuBenchmark(const std::string& log_name) { return log_name == "gnmt" || log_name == "transformer"; }
 
 }  // namespace eval_accuracy_internal
@@ -36,9 +27,8 @@ inline bool IsBleuBenchmark(const std::string& log_name) { return log_name == "g
 // anything else.
 inline std::optional<double> PrimaryAccuracy(const Json& value) {
   if (value.is_number()) return value.get<double>();
-  if (!value.is_object()) return std::nullopt;
-  if (auto b = eval_accuracy_internal::NumberAt(value, keys::kEvalBbox)) return b;
-  return eval_accuracy_internal::NumberAt(value, eval_accuracy_internal::kLegacyValueField);
+  if (auto b = NumberField(value, keys::kEvalBbox)) return b;
+  return NumberField(value, keys::kLegacyValueField);
 }
 
 // What a log's evaluation values and quality target must be multiplied by to be fractions:
@@ -54,7 +44,7 @@ inline double AccuracyUnit(const ParsedLog& log) {
     name = log.records.front().benchmark;  // v0.5 lines name it on every line
   }
   if (!eval_accuracy_internal::IsBleuBenchmark(name)) return 1.0;
-  for (const char* key : {keys::kTrainbenchQualityTarget, eval_accuracy_internal::kLegacyEvalTarget}) {
+  for (const char* key : {keys::kTrainbenchQualityTarget, keys::kLegacyEvalTarget}) {
     if (const LogRecord* t = log.Find(key); t && t->value.is_number()) {
       return t->value.get<double>() > 1.0 ? 0.01 : 1.0;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace trainbench::core {
@@ -19,6 +20,15 @@ std::string PythonJsonDumps(const Json& value);
 std::string JsonFirstDifference(const Json& a, const Json& b, const std::string& prefix = "");
 // The JSON text of the value at a dotted key path, "(absent)" when there is none.
 std::string JsonValueAt(const Json& j, const std::string& dotted);
+
+// The number at obj[field]; nullopt when obj is not an object, has no such field, or its value
+// is not a number.
+inline std::optional<double> NumberField(const Json& obj, const char* field) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(field);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
 
 // Python repr of a double ("0.0001", "5e-05", "2.0", "1e+16", "NaN", "Infinity").
 std::string PythonFloatRepr(double v);

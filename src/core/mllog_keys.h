@@ -85,4 +85,10 @@ inline constexpr const char* kEvalSegm = "SEGM";
 inline constexpr const char* kStatusSuccess = "success";
 inline constexpr const char* kStatusAborted = "aborted";
 
+// The legacy MLPerf v0.5 lines (`:::MLPv0.5.0`, mlperf_compliance's tags) that readers share:
+// the quality target, and the fields of eval_accuracy's {"epoch": e, "value": v}.
+inline constexpr const char* kLegacyEvalTarget = "eval_target";
+inline constexpr const char* kLegacyEpochField = "epoch";
+inline constexpr const char* kLegacyValueField = "value";
+
 }  // namespace trainbench::core::keys

@@ -12,21 +12,13 @@ namespace keys = core::keys;
 constexpr const char* kThroughputField = "throughput";
 constexpr const char* kMetricField = "metric";
 constexpr const char* kGitRevisionField = "git_revision";
-// Legacy v0.5 keys and fields.
-constexpr const char* kLegacyEvalTarget = "eval_target";
-constexpr const char* kLegacyEpochField = "epoch";
 
 std::optional<double> Number(const core::Json& j) {
   if (j.is_number()) return j.get<double>();
   return std::nullopt;
 }
 
-std::optional<double> NumberField(const core::Json& obj, const char* field) {
-  if (!obj.is_object()) return std::nullopt;
-  auto it = obj.find(field);
-  if (it == obj.end()) return std::nullopt;
-  return Number(*it);
-}
+using core::NumberField;
 
 }  // namespace
 
@@ -47,7 +39,7 @@ RunDetails ExtractRunDetails(const core::ParsedLog& log) {
       // One number per evaluation: Mask R-CNN's {"BBOX", "SEGM"} gives BBOX, v0.5's
       // {"epoch", "value"} its value; BLEU of a 0-100 log becomes a fraction (unit, below).
       std::optional<double> v = core::PrimaryAccuracy(r.value);
-      p.epoch = legacy && r.value.is_object() ? NumberField(r.value, kLegacyEpochField)
+      p.epoch = legacy && r.value.is_object() ? NumberField(r.value, keys::kLegacyEpochField)
                                               : NumberField(r.metadata, keys::kMdEpochNum);
       if (!v) continue;
       p.value = *v * unit;
@@ -63,7 +55,7 @@ RunDetails ExtractRunDetails(const core::ParsedLog& log) {
           r.metadata[kMetricField].is_string()) {
         d.metric = r.metadata[kMetricField].get<std::string>();
       }
-    } else if (legacy && r.key == kLegacyEvalTarget && !d.quality_target) {
+    } else if (legacy && r.key == keys::kLegacyEvalTarget && !d.quality_target) {
       d.quality_target = Number(r.value);
       if (d.quality_target) *d.quality_target *= unit;
     } else if (r.key == keys::kTrainbenchConfigRequested) {

@@ -14,10 +14,10 @@ namespace keys = core::keys;
 // Keys of the legacy v0.5 format (mlperf_compliance 0.0.10 `mlperf_log` tags).
 constexpr const char* kLegacySeed = "run_set_random_seed";
 constexpr const char* kLegacyTrainEpoch = "train_epoch";
-constexpr const char* kLegacyEpochField = "epoch";
-constexpr const char* kLegacyValueField = "value";
 constexpr const char* kLegacySuccessField = "success";
-constexpr const char* kLegacyEvalTarget = "eval_target";
+using keys::kLegacyEpochField;
+using keys::kLegacyEvalTarget;
+using keys::kLegacyValueField;
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -25,12 +25,7 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::optional<double> NumberField(const core::Json& obj, const char* field) {
-  if (!obj.is_object()) return std::nullopt;
-  auto it = obj.find(field);
-  if (it == obj.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
+using core::NumberField;
 
 std::string StringValue(const core::LogRecord* r) {
   if (!r || !r->value.is_string()) return "";
