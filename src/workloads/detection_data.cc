@@ -238,6 +238,10 @@ std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, i
 
 int64_t RoundUpTo(int64_t x, int64_t d) { return d <= 0 ? x : (x + d - 1) / d * d; }
 
+int64_t StepAtEpoch(double epochs, int64_t steps_per_epoch) {
+  return static_cast<int64_t>(std::ceil(epochs * static_cast<double>(steps_per_epoch) - 1e-9));
+}
+
 MaskRcnnDataset::MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split, MaskRcnnInputOptions options)
     : split_(std::move(split)), options_(options) {}
 

@@ -123,6 +123,11 @@ std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, i
 // x rounded up to a multiple of d (d <= 0: x).
 int64_t RoundUpTo(int64_t x, int64_t d);
 
+// The first (0-based) step at or after `epochs` epochs of `steps_per_epoch` steps:
+// ceil(epochs x steps_per_epoch), as the official logs count a schedule's boundaries in steps
+// (SSD's warmup steps, Mask R-CNN's decay steps).
+int64_t StepAtEpoch(double epochs, int64_t steps_per_epoch);
+
 class MaskRcnnDataset : public data::Dataset {
  public:
   MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split, MaskRcnnInputOptions options);

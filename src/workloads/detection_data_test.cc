@@ -169,6 +169,13 @@ TEST(DetectionData, MaskRcnnResizeFollowsTheReferencesGetSize) {
   EXPECT_EQ(RoundUpTo(128, 32), 128);
 }
 
+TEST(DetectionData, StepAtEpochIsTheFirstStepAtOrAfterTheBoundary) {
+  EXPECT_EQ(StepAtEpoch(8.19, 7330), 60033);  // ceil(60032.7)
+  EXPECT_EQ(StepAtEpoch(2.0, 100), 200);      // on the boundary: no rounding error pushes it up
+  EXPECT_EQ(StepAtEpoch(0.07, 100), 7);       // 0.07 x 100 is 7.000000000000001 in doubles
+  EXPECT_EQ(StepAtEpoch(0.0, 100), 0);
+}
+
 TEST(DetectionData, MaskRcnnInputIsBgrMinusTheMeansZeroPaddedWithItsGeometry) {
   const std::string dir = MakeFolder("maskrcnn_input");
   auto split = std::make_shared<const DetectionSplit>(

@@ -257,7 +257,7 @@ class InstanceSegmentation : public train::Workload {
     // that is off (0).
     auto step_of = [&](double epoch) -> Json {
       if (epoch <= 0) return nullptr;
-      return static_cast<int64_t>(std::ceil(epoch * static_cast<double>(steps_per_epoch_) - 1e-9));
+      return StepAtEpoch(epoch, steps_per_epoch_);
     };
     return {{core::keys::kOptLrDecaySteps, Json::array({step_of(decay_epoch_1_), step_of(decay_epoch_2_)})},
             {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},

@@ -170,8 +170,7 @@ class ObjectDetection : public train::Workload {
 
   train::LoggedEvents LoggedDataFacts() const override {
     // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per epoch).
-    const auto warmup = static_cast<int64_t>(std::ceil(warmup_epochs_ * static_cast<double>(steps_per_epoch_) - 1e-9));
-    return {{core::keys::kOptLrWarmupSteps, std::max<int64_t>(0, warmup)},
+    return {{core::keys::kOptLrWarmupSteps, std::max<int64_t>(0, StepAtEpoch(warmup_epochs_, steps_per_epoch_))},
             {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
             {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
