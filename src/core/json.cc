@@ -7,6 +7,55 @@
 
 namespace trainbench::core {
 
+int JsonNestingDepth(std::string_view text, int limit, size_t* offset) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > limit) {
+        if (offset) *offset = i;
+        return deepest;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+Json ParseJson(std::string_view text) {
+  size_t at = 0;
+  if (JsonNestingDepth(text, kMaxJsonDepth, &at) > kMaxJsonDepth) {
+    throw JsonError("JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                    " levels at offset " + std::to_string(at));
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::out_of_range& e) {
+    // nlohmann: "[json.exception.out_of_range.406] number overflow parsing '1e400'".
+    std::string what = e.what();
+    size_t q = what.find('\'');
+    std::string number = q == std::string::npos ? "" : what.substr(q);
+    throw JsonError("number " + number + " is out of the range of a double");
+  } catch (const Json::exception& e) {
+    std::string what = e.what();
+    size_t close = what.find("] ");
+    throw JsonError(close == std::string::npos ? what : what.substr(close + 2));
+  }
+}
+
 std::string PythonFloatRepr(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";

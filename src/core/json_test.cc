@@ -51,3 +51,42 @@ TEST(JsonFirstDifference, NamesTheFirstDifferingKeyPath) {
 
 }  // namespace
 }  // namespace trainbench::core
+
+namespace trainbench::core {
+namespace {
+
+TEST(ParseJson, RefusesNestingDeeperThanTheLimitBeforeBuildingIt) {
+  // 65,000 levels: nlohmann's recursive copy and dump would overflow the stack.
+  std::string deep(65000, '[');
+  try {
+    ParseJson(deep);
+    FAIL() << "accepted 65000 levels";
+  } catch (const JsonError& e) {
+    EXPECT_STREQ(e.what(), "JSON nesting deeper than 512 levels at offset 512");
+  }
+  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(ParseJson(ok).is_array());
+  // Brackets inside strings (and escaped quotes) are not nesting.
+  EXPECT_EQ(JsonNestingDepth(R"({"a": "[[[\"[[", "b": [1, {"c": 2}]})"), 3);
+  EXPECT_EQ(JsonNestingDepth("3"), 0);
+}
+
+TEST(ParseJson, NumbersOutsideADoubleAreAnErrorNotALibraryException) {
+  try {
+    ParseJson(R"({"value": 1e400})");
+    FAIL() << "accepted 1e400";
+  } catch (const JsonError& e) {
+    EXPECT_STREQ(e.what(), "number '1e400' is out of the range of a double");
+  }
+  EXPECT_THROW(ParseJson("[" + std::string(400, '9') + "]"), JsonError);
+  try {
+    ParseJson("{\"a\": }");
+    FAIL() << "accepted a syntax error";
+  } catch (const JsonError& e) {
+    EXPECT_EQ(std::string(e.what()).find("[json.exception"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("syntax error"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainbench::core

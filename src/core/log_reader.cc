@@ -40,8 +40,8 @@ std::optional<LogRecord> ParseMllog(const std::string& line, size_t at, int line
   std::string body = line.substr(at + std::char_traits<char>::length(kMllogMarker));
   Json j;
   try {
-    j = Json::parse(body);
-  } catch (const Json::parse_error& e) {
+    j = ParseJson(body);
+  } catch (const JsonError& e) {
     return fail(std::string("malformed MLLOG JSON: ") + e.what());
   }
   if (!j.is_object()) return fail("MLLOG payload is not a JSON object");
@@ -114,9 +114,13 @@ std::optional<LogRecord> ParseLegacy(const std::string& line, size_t at, int lin
     size_t first = val.find_first_not_of(" \r");
     if (first != std::string::npos) {
       val = val.substr(first);
+      if (JsonNestingDepth(val) > kMaxJsonDepth) {
+        return fail("legacy value nests deeper than " + std::to_string(kMaxJsonDepth) +
+                    " levels");
+      }
       try {
-        r.value = Json::parse(val);
-      } catch (const Json::parse_error&) {
+        r.value = ParseJson(val);
+      } catch (const JsonError&) {
         // v0.5 logs hold some Python literals (True, None, 'strings'); keep them as text.
         r.value = val;
       }

@@ -37,6 +37,27 @@ TEST(LogReader, AllowsAPrefixAndIgnoresOtherLines) {
   EXPECT_EQ(log.records[0].value, 3);
 }
 
+TEST(LogReader, HostileLinesAreErrorsOfTheirLineAndTheRestIsRead) {
+  const std::string good =
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"seed\", \"value\": 3, \"metadata\": {}}\n";
+  // 65,000 levels of '[' (a stack overflow in the recursive JSON copy before the bound), a
+  // number outside a double (an uncaught nlohmann out_of_range before), a 400-digit integer.
+  auto log = Parse(good + ":::MLLOG " + std::string(65000, '[') + "\n" +
+                   ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1e400}\n" +
+                   ":::MLLOG {\"value\": " + std::string(400, '7') + "}\n" + good);
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(log.records[1].line_no, 5);
+  ASSERT_EQ(log.errors.size(), 3u);
+  EXPECT_EQ(log.errors[0].line_no, 2);
+  EXPECT_NE(log.errors[0].message.find("nesting deeper than 512 levels"), std::string::npos)
+      << log.errors[0].message;
+  EXPECT_EQ(log.errors[1].line_no, 3);
+  EXPECT_NE(log.errors[1].message.find("'1e400' is out of the range of a double"),
+            std::string::npos) << log.errors[1].message;
+  EXPECT_EQ(log.errors[2].line_no, 4);
+}
+
 TEST(LogReader, MalformedLinesBecomeErrorsWithTheirLineNumber) {
   auto log = Parse(
       ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", \"key\": \"a\", "
