@@ -52,6 +52,7 @@ struct RunOptions {
   int world_size = -1;
   std::string master;
   double dist_timeout = 120;    // seconds: bound on connecting and on any one collective
+  bool oversubscribe = false;   // allow more processes or threads than logical CPUs
 };
 int RunRun(const RunOptions& o);
 

@@ -3,13 +3,16 @@
 // and exit 2; broken invariants abort.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <exception>
 #include <iostream>
+#include <limits>
 
 #include "cli/commands.h"
 #include "compliance/check_command.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "go/game.h"
 #include "coco/score_command.h"
 #include "metrics/score_command.h"
 #include "report/history_command.h"
@@ -21,6 +24,27 @@
 namespace {
 
 using namespace trainbench;
+
+// A non-negative decimal integer that fits in a long long, exactly ("99999999999999999999" was
+// silently clamped to 2^63-1, "-5" meant "random").
+const CLI::Validator kSeed(
+    [](const std::string& s) -> std::string {
+      long long v = 0;
+      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || s[0] == '-' || s[0] == '+' || ec != std::errc() || end != s.data() + s.size()) {
+        return "a seed is an integer in 0.." + std::to_string(std::numeric_limits<long long>::max()) +
+               ", got \"" + s + "\"";
+      }
+      return "";
+    },
+    "SEED");
+// Komi: a finite decimal number (go::ParseKomi, as the GTP command takes it); CLI11 alone took
+// "nan", "inf" and "0x10".
+const CLI::Validator kKomi(
+    [](const std::string& s) -> std::string {
+      return go::ParseKomi(s) ? "" : "komi is a finite decimal number within +-1000, got \"" + s + "\"";
+    },
+    "KOMI");
 
 int Main(int argc, char** argv) {
   CLI::App app{"trainbench: time-to-train benchmarks for ML training systems (MLPerf Training style)"};
@@ -42,10 +66,15 @@ int Main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Train a benchmark to its quality target, N times, one MLLOG log per run");
   run_cmd->add_option("benchmark", run.benchmark, "Benchmark name (see `trainbench list`)")->required();
   run_cmd->add_option("--scale", run.scale, "mini or full")->capture_default_str();
-  run_cmd->add_option("--runs", run.runs, "Number of runs (default: the benchmark's runs per result)");
-  run_cmd->add_option("--seed", run.seed, "Base seed; run i uses seed+i-1 (default: random)");
-  run_cmd->add_option("--threads", run.threads, "Intra-op threads (default: all logical CPUs)");
-  run_cmd->add_option("--loader-threads", run.loader_threads, "Data-loading worker threads")->capture_default_str();
+  run_cmd->add_option("--runs", run.runs, "Number of runs (default: the benchmark's runs per result)")
+      ->check(CLI::Range(1, 1000));
+  run_cmd->add_option("--seed", run.seed, "Base seed; run i uses seed+i-1 (default: random)")->check(kSeed);
+  run_cmd->add_option("--threads", run.threads,
+                      "Intra-op threads (default: all logical CPUs; more than the CPUs needs --oversubscribe)")
+      ->check(CLI::Range(1, 4096));
+  run_cmd->add_option("--loader-threads", run.loader_threads, "Data-loading worker threads")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
   run_cmd->add_option("--division", run.division, "closed or open")->capture_default_str();
   run_cmd->add_option("--results", run.results, "Results directory")->capture_default_str();
   run_cmd->add_option("--system", run.system, "System name (default: the host name)");
@@ -56,15 +85,24 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--tuning", run.tuning,
                       "System tuning: a name under configs/tunings (e.g. optimized) or a YAML file; its settings "
                       "for this benchmark apply before --set (docs/performance.md)");
-  run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)");
+  run_cmd->add_option("--max-steps", run.max_steps, "Step budget per run, for tests (the run ends aborted)")
+      ->check(CLI::Range(1LL, std::numeric_limits<long long>::max() / 2));
   run_cmd->add_option("--max-epochs", run.max_epochs, "Epoch limit per run below the definition's, for tests and probes (a run that has not converged by then ends aborted)")
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--nproc", run.nproc, "Data-parallel: start N worker processes on this machine (Gloo)");
-  run_cmd->add_option("--rank", run.rank, "Data-parallel over machines: this process's rank (or RANK, OMPI_COMM_WORLD_RANK, ...)");
-  run_cmd->add_option("--world-size", run.world_size, "Data-parallel over machines: number of ranks (or WORLD_SIZE, ...)");
+      ->check(CLI::Range(1, 1000000));
+  run_cmd->add_option("--nproc", run.nproc,
+                      "Data-parallel: start N worker processes on this machine (Gloo; at most the CPUs unless --oversubscribe)")
+      ->check(CLI::Range(0, 4096));
+  run_cmd->add_option("--rank", run.rank, "Data-parallel over machines: this process's rank (or RANK, OMPI_COMM_WORLD_RANK, ...)")
+      ->check(CLI::Range(0, 1 << 20));
+  run_cmd->add_option("--world-size", run.world_size, "Data-parallel over machines: number of ranks (or WORLD_SIZE, ...)")
+      ->check(CLI::Range(1, 1 << 20));
   run_cmd->add_option("--master", run.master, "Data-parallel over machines: rank 0's ADDR:PORT (or MASTER_ADDR, MASTER_PORT)");
   run_cmd->add_option("--dist-timeout", run.dist_timeout, "Seconds a rank waits for the others before the run aborts")
+      ->check(CLI::Range(0.001, 7 * 86400.0))
       ->capture_default_str();
+  run_cmd->add_flag("--oversubscribe", run.oversubscribe,
+                    "Allow more worker processes (--nproc, a tuning's launch.nproc) or threads than this machine's "
+                    "logical CPUs (a time measured so is not representative)");
   bool no_progress = false;
   run_cmd->add_flag("--no-progress", no_progress, "No live progress line on stderr");
 
@@ -113,15 +151,17 @@ int Main(int argc, char** argv) {
   coco::ScoreCocoOptions coco_score;
   cli::GtpOptions gtp;
   auto* gtp_cmd = app.add_subcommand("gtp", "Play Go over the Go Text Protocol on stdin/stdout (MiniGo-style player)");
-  gtp_cmd->add_option("--size", gtp.size, "Board size")->capture_default_str();
-  gtp_cmd->add_option("--komi", gtp.komi, "Komi")->capture_default_str();
+  gtp_cmd->add_option("--size", gtp.size, "Board size")->check(CLI::Range(2, 19))->capture_default_str();
+  gtp_cmd->add_option("--komi", gtp.komi, "Komi")->check(kKomi)->capture_default_str();
   gtp_cmd->add_option("--player", gtp.player, "mcts (network + search) or random")->capture_default_str();
   gtp_cmd->add_option("--weights", gtp.weights, "Network parameters (torch::save of the GoNet); default: untrained");
-  gtp_cmd->add_option("--filters", gtp.filters, "Network width")->capture_default_str();
-  gtp_cmd->add_option("--blocks", gtp.blocks, "Residual blocks")->capture_default_str();
-  gtp_cmd->add_option("--readouts", gtp.readouts, "MCTS readouts per move")->capture_default_str();
-  gtp_cmd->add_option("--threads", gtp.threads, "Intra-op threads")->capture_default_str();
-  gtp_cmd->add_option("--seed", gtp.seed, "Seed (network init and search noise)")->capture_default_str();
+  gtp_cmd->add_option("--filters", gtp.filters, "Network width")->check(CLI::Range(1, 1024))->capture_default_str();
+  gtp_cmd->add_option("--blocks", gtp.blocks, "Residual blocks")->check(CLI::Range(0, 100))->capture_default_str();
+  gtp_cmd->add_option("--readouts", gtp.readouts, "MCTS readouts per move")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  gtp_cmd->add_option("--threads", gtp.threads, "Intra-op threads")->check(CLI::Range(1, 4096))->capture_default_str();
+  gtp_cmd->add_option("--seed", gtp.seed, "Seed (network init and search noise)")->check(kSeed)->capture_default_str();
 
   auto* score_cmd = app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score_cmd->require_subcommand(1);

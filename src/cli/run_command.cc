@@ -60,6 +60,16 @@ std::string DefaultSystemName() {
   return s;
 }
 
+// --system and --org name one folder each under --results: "../../escaped" wrote outside it.
+void CheckPathComponent(const char* flag, const std::string& name) {
+  if (name.empty() && std::string(flag) == "--system") return;  // the host name
+  const bool bad = name.empty() || name == "." || name == ".." || name.size() > 255 ||
+                   name.find('/') != std::string::npos || name.find('\0') != std::string::npos;
+  if (bad) {
+    throw core::Error(std::string(flag) + " \"" + name + "\": expected a name that is one path component (no '/', not . or ..)");
+  }
+}
+
 // Smallest i >= 1 such that neither result_<i>.txt nor result_<i>.txt.part exists.
 int NextFreeIndex(const std::string& dir) {
   for (int i = 1;; ++i) {
@@ -388,9 +398,9 @@ int RunRun(const RunOptions& o) {
   if (o.runs < 0) throw core::Error("--runs must be >= 1");
   if (o.threads < 0) throw core::Error("--threads must be >= 1");
   if (o.loader_threads < 0) throw core::Error("--loader-threads must be >= 0");
-  if (o.device != "cpu" && o.device.rfind("cuda", 0) != 0) {
-    throw core::Error("--device \"" + o.device + "\": expected cpu or cuda[:N]");
-  }
+  workloads::CheckDevice(o.device);
+  CheckPathComponent("--system", o.system);
+  CheckPathComponent("--org", o.org);
   dist::RendezvousFlags rf;
   rf.nproc = o.nproc;
   rf.rank = o.rank;
@@ -407,12 +417,33 @@ int RunRun(const RunOptions& o) {
   const dist::Rendezvous& rv = p.rendezvous;
   const bool member = rv.mode == dist::LaunchMode::kMember;
   const bool writes_results = !member || rv.rank == 0;
-  // Fail before any run starts if the benchmark has no implementation at this scale, or the
-  // configuration is one it refuses.
-  workloads::CreateWorkload(p.def.name, p.scale->scale)->CheckConfig(p.config.effective, o.device);
-  const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
   const int local_procs = rv.mode == dist::LaunchMode::kLocal ? rv.world_size : 1;
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Process and thread counts are bounded by the machine before anything is forked: a tuning's
+  // `launch: {nproc: 1000}` started 1000 workers.
+  if (!o.oversubscribe) {
+    const std::string from_tuning = p.tuning ? " (tuning " + p.tuning->path + ")" : "";
+    if (local_procs > cpus) {
+      throw core::Error((o.nproc > 0 ? "--nproc " : "launch.nproc ") + std::to_string(local_procs) +
+                        (o.nproc > 0 ? "" : from_tuning) + " is more worker processes than this machine's " +
+                        std::to_string(cpus) + " logical CPUs (--oversubscribe starts them anyway)");
+    }
+    const int threads = o.threads > 0 ? o.threads : p.tuning && p.tuning->threads ? *p.tuning->threads : 0;
+    if (threads > cpus) {
+      throw core::Error((o.threads > 0 ? "--threads " : "launch.threads ") + std::to_string(threads) +
+                        (o.threads > 0 ? "" : from_tuning) + " is more threads than this machine's " +
+                        std::to_string(cpus) + " logical CPUs (--oversubscribe allows it)");
+    }
+  }
+  // Fail before any run starts (and before any worker is forked) if the benchmark has no
+  // implementation at this scale, the configuration is one it refuses, or its batch does not
+  // split over the ranks.
+  {
+    auto workload = workloads::CreateWorkload(p.def.name, p.scale->scale);
+    workload->CheckConfig(p.config.effective, o.device);
+    train::CheckWorldSize(*workload, p.def.name, p.config.effective, rv.world_size);
+  }
+  const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
   p.threads = o.threads > 0                     ? o.threads
               : p.tuning && p.tuning->threads ? *p.tuning->threads
                                               : std::max(1, cpus / local_procs);

@@ -3,8 +3,31 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace trainbench::go {
+
+std::optional<double> ParseKomi(const std::string& text) {
+  // [+-] digits [. digits] [e[+-]digits], at least one digit before the exponent.
+  size_t i = 0, digits = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) ++digits;
+  if (i < text.size() && text[i] == '.') {
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    size_t exp_digits = 0;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) ++exp_digits;
+    if (exp_digits == 0) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  const double v = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(v) || std::fabs(v) > kMaxKomi) return std::nullopt;
+  return v;
+}
 
 namespace {
 constexpr char kGtpColumns[] = "ABCDEFGHJKLMNOPQRST";  // no I

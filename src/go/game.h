@@ -26,6 +26,12 @@ char GtpColumn(int col);                                          // 0 -> 'A', 8
 std::optional<int> ParseSgfPoint(const std::string& v, int size);  // "" / "tt" (size <= 19) -> kPass
 std::string SgfPoint(int point);                                  // kPass -> ""
 
+// Komi as GTP and the command line give it: a decimal number ("7.5", "-3", "0.5e1"), finite and
+// within +-kMaxKomi (a board of 19x19 has 361 points). nullopt for anything else: "nan", "inf",
+// "0x10" (which strtod would take), "7.5x", "".
+inline constexpr double kMaxKomi = 1000;
+std::optional<double> ParseKomi(const std::string& text);
+
 class Game {
  public:
   explicit Game(int size = 9, double komi = 7.5);

@@ -97,12 +97,10 @@ std::string GtpEngine::Dispatch(const std::string& cmd, const std::vector<std::s
     return "";
   }
   if (cmd == "komi") {
-    try {
-      if (a.empty()) throw std::invalid_argument("");
-      game_.set_komi(std::stod(a[0]));
-    } catch (const std::exception&) {
-      return fail("syntax error");
-    }
+    // "komi nan" was taken (and the game scored "W+nan"), as were "inf" and "0x10".
+    const std::optional<double> k = a.size() == 1 ? ParseKomi(a[0]) : std::nullopt;
+    if (!k) return fail("syntax error");
+    game_.set_komi(*k);
     return "";
   }
   if (cmd == "play") {

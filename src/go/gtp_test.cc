@@ -44,6 +44,10 @@ TEST(GtpEngine, PlayGenmoveScoreAndShowboard) {
   GtpEngine e("t", "1", FirstLegal);
   EXPECT_EQ(e.Handle("boardsize 5"), "=\n\n");
   EXPECT_EQ(e.Handle("komi 0.5"), "=\n\n");
+  for (const char* bad : {"komi nan", "komi inf", "komi -inf", "komi 0x10", "komi 7.5x", "komi 1e400",
+                          "komi 2000", "komi", "komi 1 2"}) {
+    EXPECT_EQ(e.Handle(bad), "? syntax error\n\n") << bad;
+  }
   EXPECT_EQ(e.Handle("clear_board"), "=\n\n");
   EXPECT_EQ(e.Handle("play b C3"), "=\n\n");
   EXPECT_EQ(e.Handle("play w C3"), "? illegal move\n\n");

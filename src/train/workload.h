@@ -80,6 +80,10 @@ class Workload {
   // CUDA), run by `trainbench run` before any run starts, so that bad input ends with exit 2 and
   // no log; Init applies them again. Throws core::Error naming the key. Cheap: no model, no data.
   virtual void CheckConfig(const core::Json& /*config*/, const std::string& /*device*/) const {}
+  // The configuration key of the global batch that data parallelism splits evenly over the
+  // ranks ("batch_size"; "batch_tokens" for translation); null: the workload trains in one
+  // process only. `trainbench run` checks it before it forks any worker (CheckWorldSize).
+  virtual const char* DataParallelBatchKey() const { return "batch_size"; }
   virtual void Init(const RunContext& ctx) = 0;
   // MLLOG keys -> values (opt_name, sgd_opt_*, model_bn_span, ...), logged in this order.
   virtual LoggedEvents LoggedHyperparameters() const = 0;
@@ -99,5 +103,10 @@ class Workload {
   virtual LoggedEvents LoggedEpochFacts(int /*epoch*/) const { return {}; }
   virtual EvalResult Evaluate(int epoch) = 0;
 };
+
+// Throws core::Error (naming the key) unless `world_size` ranks can train `workload` with
+// `config`: the workload is data-parallel and its global batch is a multiple of world_size.
+void CheckWorldSize(const Workload& workload, const std::string& benchmark, const core::Json& config,
+                    int world_size);
 
 }  // namespace trainbench::train

@@ -72,10 +72,7 @@ class ImageClassification : public train::Workload {
     if (channels_last_) ToChannelsLast(*model_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
     group_ = RunGroup(ctx);
-    if (batch_size_ % ctx.world_size != 0) {
-      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
-                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
-    }
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     // BatchNorm statistics stay per rank (model_bn_span = the per-rank batch), as in the reference.
     reducer_ = MakeDataParallel(group_, *model_);
     std::vector<torch::Tensor> params = model_->parameters();

@@ -110,10 +110,7 @@ class InstanceSegmentation : public train::Workload {
     fpn_channels_ = c.at("fpn_channels").get<int64_t>();
     precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
     channels_last_ = c.at("channels_last").get<bool>();
-    if (batch_size_ % ctx.world_size != 0) {
-      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
-                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
-    }
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     if (input_.min_size > input_.max_size) {
       throw core::Error("configuration key \"min_size\": " + std::to_string(input_.min_size) +
                         " is larger than max_size " + std::to_string(input_.max_size));

@@ -34,11 +34,13 @@ class MiniGo : public train::Workload {
  public:
   explicit MiniGo(std::string scale) : scale_(std::move(scale)) {}
 
+  const char* DataParallelBatchKey() const override { return nullptr; }  // one process only
+
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    if (ctx.world_size != 1) throw core::Error("minigo: data-parallel training is not supported yet (world size 1 only)");
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     auto i = [&](const char* k) { return c.at(k).get<int64_t>(); };
     auto d = [&](const char* k) { return c.at(k).get<double>(); };
     size_ = static_cast<int>(i("board_size"));

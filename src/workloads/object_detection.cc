@@ -62,10 +62,7 @@ class ObjectDetection : public train::Workload {
     num_classes_ = c.at("num_classes").get<int64_t>();  // background included
     width_ = c.at("width").get<int64_t>();
     blocks_ = c.at("blocks_per_stage").get<int64_t>();
-    if (batch_size_ % ctx.world_size != 0) {
-      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
-                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
-    }
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     models::SsdOptions so;
     if (scale_ == "mini") {
       so = models::MiniSsdOptions(num_classes_, input_.image_size, width_, blocks_);

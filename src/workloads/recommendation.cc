@@ -105,10 +105,7 @@ class Recommendation : public train::Workload {
     scorer_options_.mlp_dtype(c.at("eval_mlp_dtype").get<std::string>() == "bf16" ? torch::kBFloat16 : torch::kFloat32);
     if (train_threads_ <= 0) train_threads_ = std::max(1, ctx.threads);
     if (eval_threads_ <= 0) eval_threads_ = std::max(1, ctx.threads);
-    if (batch_size_ % ctx.world_size != 0) {
-      throw core::Error("configuration key \"batch_size\": " + std::to_string(batch_size_) +
-                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
-    }
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {

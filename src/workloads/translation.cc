@@ -43,6 +43,8 @@ class Translation : public train::Workload {
  public:
   Translation(std::string arch, std::string scale) : arch_(std::move(arch)), scale_(std::move(scale)) {}
 
+  const char* DataParallelBatchKey() const override { return "batch_tokens"; }
+
   void CheckConfig(const Json& c, const std::string& device) const override {
     ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
   }
@@ -75,10 +77,7 @@ class Translation : public train::Workload {
     beam_.max_len_b = c.at("max_decode_len_b").get<int64_t>();
     bleu_.tokenize = metrics::ParseBleuTokenize(c.at("bleu_tokenize").get<std::string>());
     bleu_.lowercase = c.at("bleu_lowercase").get<bool>();
-    if (batch_tokens_ % ctx.world_size != 0) {
-      throw core::Error("configuration key \"batch_tokens\": " + std::to_string(batch_tokens_) +
-                        " is not a multiple of the world size " + std::to_string(ctx.world_size));
-    }
+    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     if (arch_ == "transformer") {
       const int64_t layers = c.at("layers").get<int64_t>();
       auto o = models::TransformerOptions(vocab_size_)

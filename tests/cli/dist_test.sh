@@ -152,10 +152,11 @@ expect_grep 'cannot be combined with --rank' "$W/bad1.err" "says why"
 "$TB" run recommendation --data "$D" --world-size 2 --rank 1 >/dev/null 2>"$W/bad2.err"
 expect_rc 2 $? "member without a master"
 expect_grep 'needs the rendezvous address: --master ADDR:PORT' "$W/bad2.err" "says why"
-"$TB" run recommendation --data "$D" --nproc 3 --max-steps 1 --results "$W/bad3" >/dev/null 2>"$W/bad3.err"
-expect_rc 1 $? "batch not divisible by 3 ranks"
-expect_grep '"status": "aborted".*batch_size.*not a multiple of the world size 3' \
-  "$W/bad3/$(ls "$W/bad3")/recommendation/result_1.txt" "init failure in the log"
+# A batch that does not split over the ranks is refused by the launcher, before any fork.
+"$TB" run recommendation --data "$D" --nproc 3 --oversubscribe --max-steps 1 --results "$W/bad3" >/dev/null 2>"$W/bad3.err"
+expect_rc 2 $? "batch not divisible by 3 ranks"
+expect_grep 'batch_size.*not a multiple of the world size 3' "$W/bad3.err" "names the key"
+[ ! -e "$W/bad3" ] || fail "a refused job created its results folder"
 
 # 9. ResNet (mini) over 2 processes: a short run whose log checks.
 "$TB" run image_classification --runs 1 --seed 1 --nproc 2 --threads 1 --max-steps 4 \
