@@ -13,3 +13,17 @@ wait_for() {  # wait_for <pattern> <file> <seconds>
   done
   fail "timed out waiting for /$1/ in $2"
 }
+make_short_fashion_mnist() {  # make_short_fashion_mnist <fashion-mnist dir> <out dir> <test images>
+  # The training split as shipped (links), the first N images of the test split (idx files:
+  # a big-endian header, then one byte per pixel or label).
+  local src=$1 out=$2 n=$3 be
+  mkdir -p "$out" || fail "mkdir $out"
+  ln -sf "$src/train-images-idx3-ubyte.gz" "$src/train-labels-idx1-ubyte.gz" "$out/"
+  be=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((n >> 24 & 255)) $((n >> 16 & 255)) $((n >> 8 & 255)) $((n & 255)))
+  { printf "\x00\x00\x08\x03$be\x00\x00\x00\x1c\x00\x00\x00\x1c"
+    gzip -dc "$src/t10k-images-idx3-ubyte.gz" | tail -c +17 | head -c $((n * 784)); } |
+    gzip -1 >"$out/t10k-images-idx3-ubyte.gz" || fail "short test images"
+  { printf "\x00\x00\x08\x01$be"
+    gzip -dc "$src/t10k-labels-idx1-ubyte.gz" | tail -c +9 | head -c "$n"; } |
+    gzip -1 >"$out/t10k-labels-idx1-ubyte.gz" || fail "short test labels"
+}
