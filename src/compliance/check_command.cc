@@ -7,6 +7,7 @@
 #include "compliance/checker.h"
 #include "compliance/rules.h"
 #include "core/error.h"
+#include "core/log_reader.h"
 #include "core/strings.h"
 
 namespace trainbench::compliance {
@@ -29,7 +30,8 @@ int BadInput(std::ostream& out, const std::string& message) {
 
 }  // namespace
 
-std::vector<std::string> FindResultFiles(const std::string& dir) {
+std::vector<std::string> FindResultFiles(const std::string& dir,
+                                         std::vector<std::string>* not_regular) {
   std::vector<std::string> out;
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
@@ -37,11 +39,15 @@ std::vector<std::string> FindResultFiles(const std::string& dir) {
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) throw core::FileError(dir, 0, "cannot read directory: " + ec.message());
     std::error_code fec;
-    if (it->is_regular_file(fec) && IsResultFileName(it->path().filename().string())) {
+    if (!IsResultFileName(it->path().filename().string())) continue;
+    if (it->is_regular_file(fec)) {
       out.push_back(it->path().string());
+    } else if (not_regular) {
+      not_regular->push_back(it->path().string());
     }
   }
   std::sort(out.begin(), out.end());
+  if (not_regular) std::sort(not_regular->begin(), not_regular->end());
   return out;
 }
 
@@ -62,11 +68,15 @@ int RunCheckCommand(const std::vector<std::string>& paths, const std::string& ru
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       folder_given = true;
-      std::vector<std::string> found;
+      std::vector<std::string> found, not_regular;
       try {
-        found = FindResultFiles(p);
+        found = FindResultFiles(p, &not_regular);
       } catch (const core::Error& e) {
         return BadInput(out, e.what());
+      }
+      // A FIFO would block the check, a folder is no log: named, not read.
+      for (const auto& n : not_regular) {
+        out << n << ": skipped: " << core::NotRegularFileReason(n) << "\n";
       }
       if (found.empty()) return BadInput(out, p + ": no result_*.txt files below this folder");
       logs.insert(logs.end(), found.begin(), found.end());
@@ -82,8 +92,16 @@ int RunCheckCommand(const std::vector<std::string>& paths, const std::string& ru
     CheckReport report;
     try {
       report = CheckLogFile(path, rs);
-    } catch (const core::Error& e) {
-      return BadInput(out, e.what());
+    } catch (const std::exception& e) {
+      // A log that cannot be read (or judged) fails alone; the others are still checked and
+      // the overall line still comes. core::FileError messages start with the path.
+      std::string why = e.what();
+      if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);
+      out << "checking " << path << " against ruleset " << rs.name << "\n";
+      out << path << ": error: cannot check this log: " << why << "\n";
+      out << path << ": FAILED (cannot be read)\n";
+      ++failed;
+      continue;
     }
     WriteReport(report, out);
     if (!report.passed()) ++failed;

@@ -25,7 +25,9 @@ inline constexpr int kExitBadInput = 2;  // a missing path, an unknown ruleset, 
 // Checks each path: a file is checked as a log whatever its name; a folder is searched
 // (recursively) for result logs, see FindResultFiles. Writes to `out`, for each log, the report
 // of CheckLog (findings with their lines, then "<log>: SUCCESS|FAILED (...)"); when more than one
-// log was checked or a folder was given, a last line "overall: SUCCESS|FAILED (...)". Bad input
+// log was checked or a folder was given, a last line "overall: SUCCESS|FAILED (...)". A log that
+// cannot be read fails alone ("<log>: error: cannot check this log: ..."; the others are still
+// checked); entries named like logs that are not regular files are named as skipped. Bad input
 // is reported as one "trainbench check: error: ..." line naming the path, ruleset or rule file
 // and line, and nothing is checked.
 int RunCheckCommand(const std::vector<std::string>& paths,
@@ -34,8 +36,10 @@ int RunCheckCommand(const std::vector<std::string>& paths,
 
 // Every result log below `dir`, sorted: files named result_*.txt, at any depth (the layouts
 // DIR/<system>/<benchmark>/result_<i>.txt and <org>/results/<system>/<benchmark>/result_<i>.txt
-// both fit). Files being written (".part", ".tmp.*") are skipped. Throws core::Error when `dir`
-// cannot be read.
-std::vector<std::string> FindResultFiles(const std::string& dir);
+// both fit). Files being written (".part", ".tmp.*") are skipped. Entries so named that are not
+// regular files (a FIFO, a folder, a device) are not returned; when `not_regular` is given they
+// are listed there, sorted. Throws core::Error when `dir` cannot be read.
+std::vector<std::string> FindResultFiles(const std::string& dir,
+                                         std::vector<std::string>* not_regular = nullptr);
 
 }  // namespace trainbench::compliance

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <sstream>
 
 #include "compliance/test_util.h"
@@ -102,6 +104,31 @@ TEST(RunCheckCommand, SeveralFilesGetAnOverallLine) {
       Check({TestData("good_closed_resnet.log"), TestData("variants/malformed_line.log")});
   EXPECT_EQ(r.code, kExitFail);
   EXPECT_EQ(Lines(r.out).back(), "overall: FAILED (1 of 2 logs failed against 4.0.0)");
+}
+
+TEST(RunCheckCommand, HostileEntriesAreSkippedOrFailAloneAndTheOverallLineComes) {
+  const std::string dir = ScratchDir();
+  const std::string good = ReadText(TestData("good_closed_resnet.log"));
+  const std::string b = dir + "/sys/resnet/";
+  WriteText(b + "result_0.txt", good);
+  // A spliced v0.5 line with a stray byte in its value: the checker's dump of it threw
+  // nlohmann's type_error.316 and ended the whole check (#41).
+  WriteText(b + "result_1.txt",
+            good + ":::MLPv0.5.0 resnet 1541638790.0 (x.py:9) submission_benchmark: '\xff'\n");
+  ASSERT_EQ(mkfifo((b + "result_2.txt").c_str(), 0600), 0);
+  // 4.0.0 ignores the spliced line, as the official checker does.
+  CommandRun r = Check({dir}, "4.0.0");
+  EXPECT_EQ(r.code, kExitPass) << r.out;
+  EXPECT_NE(r.out.find(b + "result_2.txt: skipped: is a FIFO, not a regular file\n"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(Lines(r.out).back(), "overall: SUCCESS (2 logs checked against 4.0.0, all passed)");
+  // trainbench-1.0's log sanity fails it, naming the line.
+  r = Check({b + "result_1.txt"}, "trainbench-1.0");
+  EXPECT_EQ(r.code, kExitFail) << r.out;
+  EXPECT_NE(r.out.find(b + "result_1.txt:32: error: a :::MLPv0.5.0 line in a log whose first "
+                           "marked line (1) is :::MLLOG; the official checker ignores it "
+                           "[trainbench log sanity, not an official rule]"),
+            std::string::npos) << r.out;
 }
 
 TEST(RunCheckCommand, DefaultRulesetIsTrainbench) {

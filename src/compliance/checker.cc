@@ -16,6 +16,12 @@ namespace {
 
 std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
+// A value as JSON text for messages. The log reader keeps only UTF-8 text, but a message must
+// never be where a check throws: a stray byte would become U+FFFD, not a type_error.
+std::string DumpJson(const Json& v) {
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 // "a string", "an integer", ... for messages.
 std::string TypeOf(const Json& v) {
   if (v.is_null()) return "null";
@@ -97,7 +103,9 @@ bool PyEqual(const Json& a, const Json& b) {
 }
 
 // The text a value stands for in a lookup table: strings as they are, other scalars as JSON.
-std::string LookupText(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string LookupText(const Json& v) {
+  return v.is_string() ? v.get<std::string>() : DumpJson(v);
+}
 
 std::string LineList(const std::vector<const core::LogRecord*>& recs) {
   std::ostringstream os;
@@ -118,6 +126,13 @@ Json EventMetadata(const core::LogRecord& r) {
 std::string Plural(int n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
+
+// The plausible times of an MLLOG event (log sanity): 2000-01-01 and 2200-01-01 UTC in ms since
+// the Unix epoch. Loggers write the wall clock; anything outside is a broken clock or an edit.
+constexpr double kEarliestPlausibleMs = 946684800000.0;
+constexpr double kLatestPlausibleMs = 7258118400000.0;
+// The largest epoch number log sanity accepts: runs take at most thousands of epochs.
+constexpr double kMaxEpochNumber = 1e9;
 
 struct Queued {
   std::string file;
@@ -142,6 +157,7 @@ class Engine {
       f.line = e.line;
       Add(std::move(f), /*overridable=*/false);
     }
+    if (rs_.log_sanity && log_.format == core::LogFormat::kMllog) CheckSanity();
     if (log_.format == core::LogFormat::kLegacyV05) {
       Finding f;
       f.message = "this is a legacy MLPerf v0.5 log (:::MLPv0.5.0 lines); ruleset " + rs_.name +
@@ -215,6 +231,54 @@ class Engine {
 
   enum class Kind { kKeyed, kTarget, kFixed };
 
+  void AddSanityError(const std::string& key, const std::string& message, int line_no,
+                      const std::string& line) {
+    Finding f;
+    f.key = key;
+    f.message = message;
+    f.line_no = line_no;
+    f.line = line;
+    f.log_sanity = true;
+    Add(std::move(f), /*overridable=*/false);
+  }
+
+  // trainbench's log sanity checks (Ruleset::log_sanity): what no rule file can say, because
+  // the official checkers, whose rules they mirror, accept it. A time of -1e29 or 1.8e19 ms, an
+  // epoch 1e308, a spliced-in line of the other format and a list as an interval's value all
+  // passed `check` and then broke the readers of the log (NaN run times, casts).
+  void CheckSanity() {
+    for (const auto& o : log_.other_format_lines) {
+      AddSanityError("", o.message + "; the official checker ignores it", o.line_no, o.line);
+    }
+    for (const auto& r : log_.records) {
+      if (!(r.time_ms >= kEarliestPlausibleMs && r.time_ms < kLatestPlausibleMs)) {
+        AddSanityError(r.key,
+                       r.key + ": time_ms " + core::PythonFloatRepr(r.time_ms) +
+                           " is not a time between 2000-01-01 and 2200-01-01 (ms since 1970)",
+                       r.line_no, r.line);
+      }
+      for (const char* field : {"epoch_num", "first_epoch_num", "epoch_count"}) {
+        auto it = r.metadata.find(field);
+        if (it == r.metadata.end()) continue;
+        const std::optional<double> v = it->is_number() ? std::optional<double>(it->get<double>())
+                                                        : std::nullopt;
+        if (!v || !(*v >= 0 && *v <= kMaxEpochNumber) || std::nearbyint(*v) != *v) {
+          AddSanityError(r.key,
+                         r.key + ": metadata." + field + " " + DumpJson(*it) +
+                             " is not a whole number from 0 to " + FormatNumber(kMaxEpochNumber),
+                         r.line_no, r.line);
+        }
+      }
+      if ((r.type == core::EventType::kIntervalStart || r.type == core::EventType::kIntervalEnd) &&
+          (r.value.is_array() || r.value.is_object())) {
+        AddSanityError(r.key,
+                       r.key + ": the value of an interval event is " + TypeOf(r.value) +
+                           "; it marks a time and holds null or a single number, string or bool",
+                       r.line_no, r.line);
+      }
+    }
+  }
+
   void AddError(const RuleFile& file, int rule_line, const std::string& key,
                 const std::string& message, const core::LogRecord* rec, const Rule* rule,
                 Kind kind = Kind::kKeyed) {
@@ -279,7 +343,8 @@ class Engine {
     bool in = false;
     if (v.is_object()) {
       if (!c.contains.is_string()) {
-        *why = what + " is an object, whose keys are strings; " + c.contains.dump() + " is not one";
+        *why = what + " is an object, whose keys are strings; " + DumpJson(c.contains) +
+               " is not one";
         return Outcome::kFail;
       }
       in = v.contains(c.contains.get<std::string>());
@@ -297,7 +362,7 @@ class Engine {
       return Outcome::kTypeError;
     }
     if (in) return Outcome::kPass;
-    *why = what + " does not contain " + c.contains.dump();
+    *why = what + " does not contain " + DumpJson(c.contains);
     return Outcome::kFail;
   }
 
@@ -320,7 +385,7 @@ class Engine {
           *why = c.field + " is missing";
           return Outcome::kTypeError;
         }
-        const std::string what = c.field + " " + v->dump();
+        const std::string what = c.field + " " + DumpJson(*v);
         if (c.kind == CheckKind::kType) {
           if (TypeMatches(c.type_name, *v)) return Outcome::kPass;
           *why = what + " is " + TypeOf(*v) + ", not " + Article(c.type_name);
@@ -331,7 +396,9 @@ class Engine {
                                 [&](const Json& a) { return PyEqual(a, *v); });
           if (in == (c.kind == CheckKind::kOneOf)) return Outcome::kPass;
           std::string set;
-          for (size_t i = 0; i < c.values.size(); ++i) set += (i ? ", " : "") + c.values[i].dump();
+          for (size_t i = 0; i < c.values.size(); ++i) {
+            set += (i ? ", " : "") + DumpJson(c.values[i]);
+          }
           *why = what + (in ? " is not allowed (not one of [" : " is not one of [") + set + "]" +
                  (in ? ")" : "");
           return Outcome::kFail;
@@ -454,10 +521,10 @@ class Engine {
             limit = *c.limit_otherwise;
           } else {
             *why = "no limit on the time since " + c.since_key + " for " + c.limit_key + " = " +
-                   by.front()->value.dump();
+                   DumpJson(by.front()->value);
             return Outcome::kFail;
           }
-          limit_text = " for " + c.limit_key + " = " + by.front()->value.dump();
+          limit_text = " for " + c.limit_key + " = " + DumpJson(by.front()->value);
         }
         double elapsed_ms = rec.time_ms - first->time_ms;
         if (elapsed_ms < limit * 60.0 * 1000.0) return Outcome::kPass;
@@ -514,7 +581,7 @@ class Engine {
           AddError(file, rule->include->line, rule->key,
                    rule->key + ": cannot include a rule file: " + error, &rec, rule);
         } else if (target) {
-          Enqueue(Queued{*target, rule->key + " = " + rec.value.dump(), &rec, file.DisplayName(),
+          Enqueue(Queued{*target, rule->key + " = " + DumpJson(rec.value), &rec, file.DisplayName(),
                          rule->include->line});
         }
       }
@@ -563,7 +630,7 @@ class Engine {
     if (any) return;
     std::string values;
     for (size_t i = 0; i < lines.size() && i < 5; ++i) {
-      values += (i ? ", " : "") + lines[i]->value.dump() + " (line " +
+      values += (i ? ", " : "") + DumpJson(lines[i]->value) + " (line " +
                 std::to_string(lines[i]->line_no) + ")";
     }
     if (lines.size() > 5) values += ", ... " + std::to_string(lines.size() - 5) + " more";
@@ -610,7 +677,7 @@ class Engine {
         if (rule.duplicates == Duplicates::kSameValue) {
           std::vector<std::string> distinct;
           for (const auto* r : lines) {
-            std::string d = r->value.dump();
+            std::string d = DumpJson(r->value);
             if (std::find(distinct.begin(), distinct.end(), d) == distinct.end()) {
               distinct.push_back(d);
             }
@@ -718,7 +785,9 @@ void WriteReport(const CheckReport& report, std::ostream& out) {
     out << report.path;
     if (f.line_no > 0) out << ":" << f.line_no;
     out << ": " << (f.severity == Severity::kError ? "error" : "warning") << ": " << f.message;
-    if (!f.rule_file.empty()) {
+    if (f.log_sanity) {
+      out << " [trainbench log sanity, not an official rule]";
+    } else if (!f.rule_file.empty()) {
       out << " [" << f.rule_file;
       if (f.rule_line > 0) out << ":" << f.rule_line;
       out << "]";

@@ -10,6 +10,11 @@
 //    messages).
 //  - Extra occurrences of an EXACTLY_ONE key with the same value are a warning, not an error.
 //  - A malformed MLLOG line is an error (the official "Log lines had parsing errors").
+//  - With Ruleset::log_sanity (trainbench's rulesets, not the official mirrors), an MLLOG log
+//    must also be plausible: every time_ms between 2000-01-01 and 2200-01-01; metadata
+//    epoch_num, first_epoch_num and epoch_count whole numbers from 0 to 1e9; no line of the
+//    legacy format in it (ParsedLog::other_format_lines); no list or object as the value of an
+//    INTERVAL_START/END event. These findings have log_sanity set.
 // Threading: CheckLog is a pure function of its arguments.
 #pragma once
 
@@ -32,6 +37,9 @@ struct Finding {
   std::string line;       // the raw log line ("" when line_no is 0)
   std::string rule_file;  // e.g. "4.0.0/common.yaml" ("" for findings of no rule file)
   int rule_line = 0;      // line of the rule (or check) in rule_file
+  // A finding of trainbench's log sanity checks (Ruleset::log_sanity), not of a rule file: it
+  // is stricter than the official checker, and the report says so.
+  bool log_sanity = false;
 };
 
 struct CheckReport {

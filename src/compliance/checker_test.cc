@@ -661,6 +661,65 @@ TEST(Log, MalformedLegacyAndEmptyLogsFail) {
   EXPECT_TRUE(r.rule_files.empty());
 }
 
+// One MLLOG line with a raw time_ms text and event type.
+std::string Line(const std::string& time_ms, const std::string& type, const std::string& key,
+                 const std::string& value, const std::string& metadata = "{}") {
+  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + time_ms + ", \"event_type\": \"" +
+         type + "\", \"key\": \"" + key + "\", \"value\": " + value +
+         ", \"metadata\": " + metadata + "}\n";
+}
+
+TEST(LogSanity, ImplausibleTimesEpochsIntervalValuesAndSplicedLinesFailNamingLineAndKey) {
+  // Each passed `check` before (#41); the official checker accepts them all, so they are
+  // trainbench's own findings, only under a ruleset with log_sanity.
+  const std::string text =
+      Line("1700000000000", "INTERVAL_START", "run_start", "null") +                     // 1
+      Line("-1e29", "INTERVAL_END", "epoch_stop", "null", "{\"epoch_num\": 1}") +        // 2
+      Line("0", "POINT_IN_TIME", "eval_accuracy", "0.5", "{\"epoch_num\": 1}") +         // 3
+      Line("1.8e19", "POINT_IN_TIME", "eval_accuracy", "0.6", "{\"epoch_num\": 2}") +    // 4
+      Line("1700000000005", "INTERVAL_START", "epoch_start", "null",
+           "{\"epoch_num\": 1e308}") +                                                   // 5
+      Line("1700000000006", "INTERVAL_START", "block_start", "[1, 2]",
+           "{\"first_epoch_num\": 2.5}") +                                               // 6
+      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:5) run_stop: {\"success\": true}\n" +       // 7
+      Line("1700000000009", "INTERVAL_END", "run_stop", "null", "{\"status\": \"success\"}");
+  Ruleset rs = Rules("  - key: run_start\n    occurs: EXACTLY_ONE\n");
+  CheckReport official = CheckLog(LogOfText(text), rs);
+  EXPECT_TRUE(official.passed()) << Dump(official);
+
+  rs.log_sanity = true;
+  CheckReport r = CheckLog(LogOfText(text), rs);
+  std::vector<std::string> got;
+  for (const Finding* f : Errors(r)) {
+    EXPECT_TRUE(f->log_sanity);
+    got.push_back(std::to_string(f->line_no) + " " + f->message);
+  }
+  const std::string range = " is not a time between 2000-01-01 and 2200-01-01 (ms since 1970)";
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "2 epoch_stop: time_ms -1e+29" + range,
+                     "3 eval_accuracy: time_ms 0.0" + range,
+                     "4 eval_accuracy: time_ms 1.8e+19" + range,
+                     "5 epoch_start: metadata.epoch_num 1e+308 is not a whole number from 0 to "
+                     "1000000000",
+                     "6 block_start: metadata.first_epoch_num 2.5 is not a whole number from 0 "
+                     "to 1000000000",
+                     "6 block_start: the value of an interval event is a list; it marks a time and "
+                     "holds null or a single number, string or bool",
+                     "7 a :::MLPv0.5.0 line (key run_stop) in a log whose first marked line (1) "
+                     "is :::MLLOG; the official checker ignores it"}))
+      << Dump(r);
+  const std::string report = Dump(r);
+  EXPECT_NE(report.find("test.log:2: error: epoch_stop: time_ms -1e+29" + range +
+                        " [trainbench log sanity, not an official rule]"),
+            std::string::npos) << report;
+}
+
+TEST(LogSanity, OnInTrainbenchsRulesetOffInTheOfficialMirrors) {
+  EXPECT_TRUE(LoadRuleset(testing::RulesDir(), "trainbench-1.0").log_sanity);
+  EXPECT_FALSE(LoadRuleset(testing::RulesDir(), "4.0.0").log_sanity);
+  EXPECT_FALSE(LoadRuleset(testing::RulesDir(), "0.7.0").log_sanity);
+}
+
 TEST(Report, WritesFindingsWithLinesThenTheVerdict) {
   Ruleset rs = Rules(R"(  - key: a
     occurs: EXACTLY_ONE

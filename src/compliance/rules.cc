@@ -424,6 +424,7 @@ struct Manifest {
   std::string description;
   std::string extends;
   std::string entry;
+  std::optional<bool> log_sanity;
 };
 
 Manifest ReadManifest(const std::string& dir, const std::string& name) {
@@ -433,7 +434,7 @@ Manifest ReadManifest(const std::string& dir, const std::string& name) {
   try {
     if (!root.IsMap()) throw p.Fail(root, "a ruleset manifest is a map");
     p.OnlyFields(root, "a ruleset manifest",
-                 {"schema_version", "ruleset", "description", "extends", "entry"});
+                 {"schema_version", "ruleset", "description", "extends", "entry", "log_sanity"});
     double version = p.Number(p.Required(root, "schema_version", "the manifest"), "schema_version");
     if (version != kRuleSchemaVersion) {
       throw p.Fail(root["schema_version"], "schema_version " + FormatNumber(version) +
@@ -455,6 +456,7 @@ Manifest ReadManifest(const std::string& dir, const std::string& name) {
       m.entry = p.String(root["entry"], "entry");
       if (!IsPlainRuleFileName(m.entry)) throw p.Fail(root["entry"], "entry: not a rule-file name");
     }
+    if (root["log_sanity"].IsDefined()) m.log_sanity = p.Bool(root["log_sanity"], "log_sanity");
     return m;
   } catch (const YAML::Exception& e) {
     throw core::FileError(path, e.mark.line + 1, e.msg);
@@ -723,6 +725,12 @@ Ruleset LoadRuleset(const std::string& rules_dir, const std::string& name) {
   for (const auto& [layer, m] : chain) {
     if (!m.entry.empty()) {
       rs.entry = m.entry;
+      break;
+    }
+  }
+  for (const auto& [layer, m] : chain) {
+    if (m.log_sanity) {
+      rs.log_sanity = *m.log_sanity;
       break;
     }
   }

@@ -173,6 +173,11 @@ struct Ruleset {
   std::string dir;  // rules/<name>
   std::string description;
   std::string entry = "common.yaml";
+  // `log_sanity: true` in the manifest (the nearest layer that says, else false): trainbench's
+  // own checks that an MLLOG log is plausible at all (times, epoch numbers, one format, interval
+  // values), which the official checkers lack; see CheckLog. The official mirrors leave it
+  // off, so they keep the official verdicts.
+  bool log_sanity = false;
   std::vector<std::string> layers;  // rulesets this one is made of, the base first, itself last
   // Logical file name -> that file in each layer that has it, base layer first.
   std::map<std::string, std::vector<RuleFile>> files;

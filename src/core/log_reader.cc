@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "core/error.h"
+#include "core/utf8.h"
 
 namespace trainbench::core {
 
@@ -96,6 +99,10 @@ std::optional<LogRecord> ParseLegacy(const std::string& line, size_t at, int lin
     return fail("legacy timestamp \"" + seconds + "\" is not a number");
   }
   r.time_ms = s * 1000.0;
+  // 1e306 s is a double, its milliseconds are not: an infinite time would become a NaN run time.
+  if (!std::isfinite(r.time_ms)) {
+    return fail("legacy timestamp \"" + seconds + "\" is out of range");
+  }
   while (pos < line.size() && line[pos] == ' ') ++pos;
   if (pos < line.size() && line[pos] == '(') {
     size_t close = line.find(')', pos);
@@ -107,6 +114,17 @@ std::optional<LogRecord> ParseLegacy(const std::string& line, size_t at, int lin
   std::string key = line.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
   while (!key.empty() && (key.back() == ' ' || key.back() == '\r')) key.pop_back();
   if (key.empty()) return fail("legacy line lacks a key");
+  // Everything kept from the line may end up in JSON output (summarize --json, the history),
+  // which holds UTF-8 only: a stray byte would make every later dump throw.
+  const size_t key_at = line.find(key, pos);
+  for (const auto& [part, name, offset] :
+       {std::make_tuple(&r.benchmark, "benchmark name", line.find(r.benchmark, at)),
+        std::make_tuple(&key, "key", key_at)}) {
+    if (auto bad = FindInvalidUtf8(*part)) {
+      return fail(std::string("legacy ") + name + " is not valid UTF-8 (byte " +
+                  std::to_string(offset + bad->offset) + " of the line: " + bad->reason + ")");
+    }
+  }
   r.key = key;
   r.value = nullptr;
   if (colon != std::string::npos) {
@@ -114,6 +132,11 @@ std::optional<LogRecord> ParseLegacy(const std::string& line, size_t at, int lin
     size_t first = val.find_first_not_of(" \r");
     if (first != std::string::npos) {
       val = val.substr(first);
+      if (auto bad = FindInvalidUtf8(val)) {
+        const size_t offset = colon + 1 + first + bad->offset;
+        return fail("legacy value of " + key + " is not valid UTF-8 (byte " +
+                    std::to_string(offset) + " of the line: " + bad->reason + ")");
+      }
       if (JsonNestingDepth(val) > kMaxJsonDepth) {
         return fail("legacy value nests deeper than " + std::to_string(kMaxJsonDepth) +
                     " levels");
@@ -165,6 +188,7 @@ ParsedLog ParseLog(std::istream& in, const std::string& path) {
   log.path = path;
   std::string line;
   int line_no = 0;
+  int first_marker_line = 0;
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -172,7 +196,23 @@ ParsedLog ParseLog(std::istream& in, const std::string& path) {
     LogParseError err;
     err.line_no = 0;
     auto rec = ParseLogLine(line, line_no, &fmt, &err);
-    if (fmt != LogFormat::kUnknown && log.format == LogFormat::kUnknown) log.format = fmt;
+    if (fmt != LogFormat::kUnknown && log.format == LogFormat::kUnknown) {
+      log.format = fmt;
+      first_marker_line = line_no;
+    }
+    if (fmt != LogFormat::kUnknown && fmt != log.format) {
+      // A log is written by one logger in one format; a line of the other one was spliced in.
+      // The official checkers read only their own format's lines, so it is kept out of records.
+      auto marker = [](LogFormat f) {
+        return f == LogFormat::kMllog ? ":::MLLOG" : ":::MLPv0.5.0";
+      };
+      log.other_format_lines.push_back(
+          {line_no, line,
+           std::string("a ") + marker(fmt) + " line" + (rec ? " (key " + rec->key + ")" : "") +
+               " in a log whose first marked line (" + std::to_string(first_marker_line) +
+               ") is " + marker(log.format)});
+      continue;
+    }
     if (rec) {
       log.records.push_back(std::move(*rec));
     } else if (err.line_no != 0) {
@@ -182,7 +222,32 @@ ParsedLog ParseLog(std::istream& in, const std::string& path) {
   return log;
 }
 
+std::string NotRegularFileReason(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  switch (st.type()) {
+    case fs::file_type::regular:
+    case fs::file_type::not_found:  // opening it says so
+      return "";
+    case fs::file_type::directory:
+      return "is a directory, not a regular file";
+    case fs::file_type::fifo:
+      return "is a FIFO, not a regular file";
+    case fs::file_type::socket:
+      return "is a socket, not a regular file";
+    case fs::file_type::block:
+    case fs::file_type::character:
+      return "is a device, not a regular file";
+    default:
+      return ec ? "cannot read: " + ec.message() : "is not a regular file";
+  }
+}
+
 ParsedLog ReadLogFile(const std::string& path) {
+  // Opening a FIFO blocks until a writer comes; a device may never end.
+  const std::string not_regular = NotRegularFileReason(path);
+  if (!not_regular.empty()) throw FileError(path, 0, not_regular);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path, 0, "cannot open log file");
   return ParseLog(in, path);

@@ -45,6 +45,10 @@ struct ParsedLog {
   LogFormat format = LogFormat::kUnknown;
   std::vector<LogRecord> records;
   std::vector<LogParseError> errors;
+  // Marked lines of the other format than the log's (its first marked line's): a :::MLPv0.5.0
+  // line in an MLLOG log or the reverse. Not in `records`, as the official tools, which read
+  // one format, ignore them; `message` says what they are. `check` fails them.
+  std::vector<LogParseError> other_format_lines;
 
   // First record with this key, or nullptr.
   const LogRecord* Find(const std::string& key) const;
@@ -59,7 +63,12 @@ std::optional<LogRecord> ParseLogLine(const std::string& line, int line_no, LogF
 
 // Reads a whole log. `path` names the source in messages.
 ParsedLog ParseLog(std::istream& in, const std::string& path);
-// Throws core::Error when the file cannot be opened.
+// Throws core::Error when the file cannot be opened or is not a regular file (a FIFO, a
+// directory, a device: reading one could block or never end).
 ParsedLog ReadLogFile(const std::string& path);
+
+// "" when `path` is a regular file (or a link to one) or does not exist (opening it will say
+// so); else why it is not, for a message after the path: "is a FIFO, not a regular file".
+std::string NotRegularFileReason(const std::string& path);
 
 }  // namespace trainbench::core

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <sstream>
 
 #include "core/error.h"
@@ -95,6 +98,55 @@ TEST(LogReader, ParsesLegacyV05Lines) {
   EXPECT_EQ(log.records[2].value["success"], true);
   EXPECT_EQ(log.records[3].value, 12);
   EXPECT_EQ(log.records[4].value, "'sgd'");  // Python literal kept as text
+}
+
+TEST(LogReader, LegacyLinesWithInvalidUtf8OrAnOverflowingTimeAreErrorsOfTheirLine) {
+  // A stray byte kept as text made every later JSON dump of the value throw (#41); a time of
+  // 1e306 s is inf ms.
+  auto log = Parse(
+      ":::MLPv0.5.0 resnet 1541638787.5 (x.py:1) run_start\n"
+      ":::MLPv0.5.0 resnet 1541638788.5 (x.py:2) opt_name: 'sg\xff'\n"
+      ":::MLPv0.5.0 res\xc0net 1541638788.5 (x.py:3) run_stop\n"
+      ":::MLPv0.5.0 resnet 1e306 (x.py:4) run_stop\n"
+      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:5) run_stop: {\"success\": true}\n");
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(log.records[1].line_no, 5);
+  ASSERT_EQ(log.errors.size(), 3u);
+  EXPECT_EQ(log.errors[0].line_no, 2);
+  EXPECT_NE(log.errors[0].message.find("value of opt_name is not valid UTF-8 (byte 55"),
+            std::string::npos) << log.errors[0].message;
+  EXPECT_NE(log.errors[1].message.find("benchmark name is not valid UTF-8"), std::string::npos)
+      << log.errors[1].message;
+  EXPECT_NE(log.errors[2].message.find("\"1e306\" is out of range"), std::string::npos)
+      << log.errors[2].message;
+}
+
+TEST(LogReader, LinesOfTheOtherFormatAreKeptApartFromTheRecords) {
+  auto log = Parse(
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"seed\", \"value\": 3, \"metadata\": {}}\n"
+      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:5) run_stop: {\"success\": true}\n");
+  EXPECT_EQ(log.format, LogFormat::kMllog);
+  ASSERT_EQ(log.records.size(), 1u);
+  ASSERT_EQ(log.other_format_lines.size(), 1u);
+  EXPECT_EQ(log.other_format_lines[0].line_no, 2);
+  EXPECT_EQ(log.other_format_lines[0].message,
+            "a :::MLPv0.5.0 line (key run_stop) in a log whose first marked line (1) is "
+            ":::MLLOG");
+}
+
+TEST(LogReader, AFifoIsRefusedWithoutBeingOpened) {
+  const std::string fifo = ::testing::TempDir() + "log_reader_fifo_result_1.txt";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    ReadLogFile(fifo);  // would block in open() without a writer
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fifo + ": is a FIFO, not a regular file"),
+              std::string::npos) << e.what();
+  }
+  std::remove(fifo.c_str());
 }
 
 TEST(LogReader, MissingFileIsAnErrorNamingIt) {

@@ -1,6 +1,7 @@
 #include "report/history_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -127,11 +128,26 @@ int RunHistoryCommand(const HistoryOptions& options, const std::vector<core::Ben
           << " yet (`trainbench report` and `trainbench summarize` record runs there)\n";
       return 0;
     }
-    runs = HistoryDb(path).Runs();
+    // A reading command: the history is opened read-only and never created or changed.
+    runs = HistoryDb(path, HistoryDb::Access::kReadOnly).Runs();
   } catch (const core::Error& e) {
     err << kPrefix << e.what() << "\n";
     return 2;
   }
+  // Import refuses non-finite times, but a history written before it did may hold infinities
+  // (SQLite stores them): they would be averaged and cast to dates.
+  runs.erase(std::remove_if(runs.begin(), runs.end(),
+                            [&](const HistoryRun& h) {
+                              const auto& r = h.run;
+                              if (std::isfinite(r.start_ms) && std::isfinite(r.stop_ms) &&
+                                  std::isfinite(r.minutes)) {
+                                return false;
+                              }
+                              err << kPrefix << "warning: " << r.path
+                                  << ": run time not finite; ignored\n";
+                              return true;
+                            }),
+             runs.end());
   std::vector<HistoryEntry> entries;
   for (auto& e : BuildHistory(runs, defs)) {
     if (!options.system.empty() && e.system != options.system) continue;

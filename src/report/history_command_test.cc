@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
 
 #include "report/history_import.h"
 #include "report/test_util.h"
@@ -115,6 +119,28 @@ TEST(RunHistoryCommand, UnreadableHistoryIsBadInput) {
   std::ostringstream out, err;
   EXPECT_EQ(RunHistoryCommand(o, Defs(), out, err), 2);
   EXPECT_NE(err.str().find(o.db_path), std::string::npos);
+}
+
+TEST(RunHistoryCommand, ReadsWithoutWritingAndAnEmptyFileIsNoHistory) {
+  // `history` created its tables, index and meta row in whatever it opened: an empty file
+  // became a history (#41). It only reads now.
+  test_util::ScopedDir dir("history_cmd_readonly");
+  HistoryOptions o;
+  o.db_path = dir.path() + "/empty.sqlite";
+  test_util::WriteText(o.db_path, "");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunHistoryCommand(o, Defs(), out, err), 2);
+  EXPECT_NE(err.str().find(o.db_path + ": not a trainbench results history"), std::string::npos)
+      << err.str();
+  EXPECT_EQ(std::filesystem::file_size(o.db_path), 0u);
+
+  o.db_path = dir.path() + "/h.sqlite";
+  { HistoryDb(o.db_path).Import(ThreeRevisions(), 1); }
+  const std::string before = core::ReadFile(o.db_path);
+  EXPECT_EQ(RunHistoryCommand(o, Defs(), out, err), 0) << err.str();
+  EXPECT_EQ(core::ReadFile(o.db_path), before);
+  EXPECT_THROW(HistoryDb(o.db_path, HistoryDb::Access::kReadOnly).Import(ThreeRevisions(), 2),
+               core::Error);
 }
 
 TEST(RecordHistory, ImportsTheFixturesOnceAndFilesThemByRevision) {

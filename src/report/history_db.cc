@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/log_reader.h"
 
 namespace trainbench::report {
 
@@ -98,10 +100,20 @@ class Statement {
 
 core::Json ParseJsonOrNull(const std::string& s) {
   try {
-    return core::Json::parse(s);
-  } catch (const core::Json::exception&) {
+    return core::ParseJson(s);
+  } catch (const core::JsonError&) {
     return nullptr;
   }
+}
+
+// Why a run cannot be stored ("" when it can): NaN binds as NULL, which the NOT NULL columns
+// refuse; an infinite time is no time to list or average.
+std::string Unstorable(const summary::RunResult& r) {
+  if (!std::isfinite(r.start_ms) || !std::isfinite(r.stop_ms) || !std::isfinite(r.minutes)) {
+    return "run time not finite";
+  }
+  if (r.epochs && !std::isfinite(*r.epochs)) return "epochs not finite";
+  return "";
 }
 
 }  // namespace
@@ -116,7 +128,11 @@ std::string DefaultHistoryPath() {
       "no folder for the results history: neither XDG_DATA_HOME nor HOME is set (use --db PATH)");
 }
 
-HistoryDb::HistoryDb(const std::string& path) : path_(path) {
+HistoryDb::HistoryDb(const std::string& path, Access access) : path_(path) {
+  if (access == Access::kReadOnly) {
+    OpenReadOnly();
+    return;
+  }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -161,6 +177,45 @@ HistoryDb::HistoryDb(const std::string& path) : path_(path) {
   }
 }
 
+void HistoryDb::OpenReadOnly() {
+  // Opening a FIFO blocks; a folder or device is no database.
+  const std::string not_regular = core::NotRegularFileReason(path_);
+  if (!not_regular.empty()) throw core::FileError(path_, 0, not_regular);
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw core::FileError(path_, 0, "cannot open the history database: " + msg);
+  }
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  try {
+    // No schema is created: a file without it is not a history (an empty file is a valid,
+    // empty SQLite database, and became a history before).
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &stmt,
+                           nullptr) != SQLITE_OK) {
+      const std::string msg = sqlite3_errmsg(db_);
+      sqlite3_finalize(stmt);
+      throw core::FileError(path_, 0, "not a trainbench results history (" + msg + ")");
+    }
+    sqlite3_finalize(stmt);
+    Statement get(db_, path_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (!get.Step()) {
+      throw core::FileError(path_, 0, "not a trainbench results history (no schema_version)");
+    }
+    const std::string v = get.Text(0);
+    if (std::atoi(v.c_str()) > kHistorySchemaVersion) {
+      throw core::FileError(path_, 0,
+                            "history schema version " + v + " is newer than this trainbench's " +
+                                std::to_string(kHistorySchemaVersion));
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
 HistoryDb::~HistoryDb() { sqlite3_close(db_); }
 
 void HistoryDb::Exec(const char* sql) const {
@@ -176,14 +231,22 @@ ImportCounts HistoryDb::Import(const std::vector<HistoryRun>& runs, int64_t now_
   ImportCounts counts;
   Exec("BEGIN IMMEDIATE");
   try {
+    // Only a run already stored (the same content hash) is skipped; OR IGNORE also skipped
+    // rows that broke a NOT NULL constraint and counted them as "already known".
     Statement ins(db_, path_,
-                  "INSERT OR IGNORE INTO runs (content_hash, path, format, log_name, "
+                  "INSERT INTO runs (content_hash, path, format, log_name, "
                   "trainbench_benchmark, scale, system, benchmark_folder, division, org, "
                   "start_ms, stop_ms, minutes, converged, status, epochs, seed_json, "
                   "final_accuracy_json, git_revision, imported_at_ms) VALUES "
-                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "ON CONFLICT (content_hash) DO NOTHING");
     for (const auto& h : runs) {
       const summary::RunResult& r = h.run;
+      const std::string why = Unstorable(r);
+      if (!why.empty()) {
+        counts.refused.push_back(r.path + ": " + why);
+        continue;
+      }
       ins.Reset();
       ins.Bind(1, h.content_hash);
       ins.Bind(2, r.path);

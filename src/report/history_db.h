@@ -36,22 +36,30 @@ struct HistoryRun {
 struct ImportCounts {
   int added = 0;  // runs new to the history
   int known = 0;  // runs already in it (same content hash)
+  // Runs not stored, "<path>: <why>": a run time or epoch count that is not finite.
+  std::vector<std::string> refused;
 };
 
 // One open database. Not thread-safe; several processes may share the file (SQLite locks it;
 // a writer waits up to 10 s for another).
 class HistoryDb {
  public:
-  // Opens (creating the file, its folder and the schema when missing) the database at `path`.
-  // Throws core::Error naming the path when it cannot be opened, is not a trainbench history or
-  // has a newer schema.
-  explicit HistoryDb(const std::string& path);
+  // kReadWrite: for the commands that record runs (`report`, `summarize`): creates the file,
+  // its folder and the schema when missing. kReadOnly: for the commands that only read
+  // (`history`): opens with SQLITE_OPEN_READONLY and writes nothing, not even the schema; a
+  // file without one (an empty file too) is not a history.
+  enum class Access { kReadWrite, kReadOnly };
+
+  // Opens the database at `path`. Throws core::Error naming the path when it cannot be opened,
+  // is not a trainbench history or has a newer schema.
+  explicit HistoryDb(const std::string& path, Access access = Access::kReadWrite);
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
 
   // Stores the runs not yet known, in one transaction (rolled back on any failure, which throws
-  // core::Error naming the database). `now_ms` becomes their imported_at_ms.
+  // core::Error naming the database). `now_ms` becomes their imported_at_ms. Runs whose times
+  // or epochs are not finite are not stored (ImportCounts::refused). Needs kReadWrite.
   ImportCounts Import(const std::vector<HistoryRun>& runs, int64_t now_ms);
 
   // Every stored run, ordered by start time, then content hash.
@@ -61,6 +69,7 @@ class HistoryDb {
 
  private:
   void Exec(const char* sql) const;
+  void OpenReadOnly();
 
   std::string path_;
   sqlite3* db_ = nullptr;

@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "report/test_util.h"
 
@@ -96,6 +98,23 @@ TEST(HistoryDb, AFailedImportStoresNothing) {
   const auto runs = db.Runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].content_hash, "keep");
+}
+
+TEST(HistoryDb, NonFiniteRunTimesAreRefusedNotCountedAsKnown) {
+  // A NaN minutes bound as NULL broke NOT NULL, which INSERT OR IGNORE skipped as if the run
+  // were already stored.
+  test_util::ScopedDir dir("history_nan");
+  HistoryDb db(dir.path() + "/h.sqlite");
+  HistoryRun nan_run = MakeRun("nan", 1, "r");
+  nan_run.run.minutes = std::nan("");
+  HistoryRun inf_run = MakeRun("inf", 1, "r");
+  inf_run.run.stop_ms = INFINITY;
+  auto c = db.Import({nan_run, inf_run, MakeRun("ok", 2, "r")}, 1);
+  EXPECT_EQ(c.added, 1);
+  EXPECT_EQ(c.known, 0);
+  EXPECT_EQ(c.refused, (std::vector<std::string>{"/r/nan.txt: run time not finite",
+                                                 "/r/inf.txt: run time not finite"}));
+  ASSERT_EQ(db.Runs().size(), 1u);
 }
 
 TEST(HistoryDb, NotADatabaseIsAnErrorNamingTheFile) {

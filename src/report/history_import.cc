@@ -38,8 +38,13 @@ int64_t NowMs() {
 }
 
 std::string DescribeImport(const ImportCounts& counts, const std::string& db_path) {
+  std::string refused;
+  if (!counts.refused.empty()) {
+    refused = ", " + std::to_string(counts.refused.size()) + " refused (" + counts.refused.front() +
+              (counts.refused.size() > 1 ? ", ..." : "") + ")";
+  }
   return "history: " + std::to_string(counts.added) + " new run" + (counts.added == 1 ? "" : "s") +
-         ", " + std::to_string(counts.known) + " already known (" + db_path + ")";
+         ", " + std::to_string(counts.known) + " already known" + refused + " (" + db_path + ")";
 }
 
 void RecordHistory(const std::vector<std::string>& dirs, const std::string& db_path,
@@ -49,7 +54,8 @@ void RecordHistory(const std::vector<std::string>& dirs, const std::string& db_p
     // Only the runs are stored; scoring needs no definitions here.
     const LoadedResults results = LoadResults(dirs, {});
     err << DescribeImport(ImportIntoHistory(results, path, NowMs()), path) << "\n";
-  } catch (const core::Error& e) {
+  } catch (const std::exception& e) {
+    // The summary is printed already; nothing about the history may take it back.
     err << "warning: results history not updated: " << e.what() << "\n";
   }
 }

@@ -26,7 +26,7 @@ ImportCounts ImportIntoHistory(const LoadedResults& results, const std::string& 
 // Milliseconds since the Unix epoch, now.
 int64_t NowMs();
 
-// "history: 3 new runs, 2 already known (PATH)".
+// "history: 3 new runs, 2 already known (PATH)"; refused runs add ", 1 refused (<path>: <why>)".
 std::string DescribeImport(const ImportCounts& counts, const std::string& db_path);
 
 // For `summarize`: loads `dirs` and imports their runs; reports one line to `err`. A failure

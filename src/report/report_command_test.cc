@@ -89,6 +89,39 @@ TEST(RunReportCommand, BadInput) {
   EXPECT_NE(r.err.find("r.html"), std::string::npos) << r.err;
 }
 
+TEST(RunReportCommand, NeverWritesOverAResultLogOrIntoAResultsTree) {
+  // `report V -o V/sys/image_classification/result_1.txt` replaced the log with HTML and
+  // exited 0 (#41).
+  test_util::ScopedDir dir("report_cmd_output");
+  const std::string results = dir.path() + "/results";
+  const std::string log = results + "/sys/resnet/result_1.txt";
+  const std::string text = summary::test_logs::MllogText({});
+  test_util::WriteText(log, text);
+  test_util::WriteText(dir.path() + "/copy.log", text);
+  test_util::WriteText(results + "/notes.md", "mine");
+  ReportOptions o;
+  o.dirs = {results};
+  o.record_history = false;
+  for (const std::string& bad : {log, results + "/sys/resnet/result_2.txt",
+                                 results + "/sys/resnet/result_1.txt.part",
+                                 dir.path() + "/copy.log", results + "/notes.md",
+                                 results + "/sys/../sys/resnet"}) {
+    o.output = bad;
+    const Outcome r = RunCmd(o);
+    EXPECT_EQ(r.rc, 2) << bad;
+    EXPECT_NE(r.err.find("trainbench report: " + bad + ": refusing to write the report there: "),
+              std::string::npos) << r.err;
+  }
+  EXPECT_EQ(core::ReadFile(log), text);
+  EXPECT_EQ(core::ReadFile(dir.path() + "/copy.log"), text);
+  EXPECT_EQ(core::ReadFile(results + "/notes.md"), "mine");
+  EXPECT_FALSE(std::filesystem::exists(results + "/sys/resnet/result_2.txt"));
+  // The report itself may live in the results folder, and be written again.
+  o.output = results + "/report.html";
+  ASSERT_EQ(RunCmd(o).rc, 0);
+  EXPECT_EQ(RunCmd(o).rc, 0);
+}
+
 TEST(RunReportCommand, EmptyFolderGivesAnEmptyReport) {
   test_util::ScopedDir dir("report_cmd_empty");
   std::filesystem::create_directories(dir.path() + "/results");

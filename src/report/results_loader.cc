@@ -49,17 +49,21 @@ LoadedResults LoadResults(const std::vector<std::string>& dirs,
     sum.warnings.insert(sum.warnings.end(), scan.warnings.begin(), scan.warnings.end());
     for (auto& run : scan.runs) {
       LoadedRun lr;
-      std::string bytes;
       try {
-        bytes = core::ReadFile(run.path);
-      } catch (const core::Error& e) {
-        // Gone or unreadable since the scan read it.
-        sum.skipped.push_back({run.path, 0, e.what()});
+        // Gone, unreadable or replaced by a FIFO since the scan read it, or anything its
+        // details throw: this run is skipped, the others are loaded.
+        const std::string not_regular = core::NotRegularFileReason(run.path);
+        if (!not_regular.empty()) throw core::FileError(run.path, 0, not_regular);
+        const std::string bytes = core::ReadFile(run.path);
+        std::istringstream in(bytes);
+        lr.details = ExtractRunDetails(core::ParseLog(in, run.path));
+        lr.content_hash = core::Sha256Hex(bytes);
+      } catch (const std::exception& e) {
+        std::string why = e.what();
+        if (why.rfind(run.path + ": ", 0) == 0) why = why.substr(run.path.size() + 2);
+        sum.skipped.push_back({run.path, 0, why});
         continue;
       }
-      std::istringstream in(bytes);
-      lr.details = ExtractRunDetails(core::ParseLog(in, run.path));
-      lr.content_hash = core::Sha256Hex(bytes);
       lr.found_system = run.system;
       lr.dir_index = d;
       lr.result = std::move(run);

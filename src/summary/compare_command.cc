@@ -296,7 +296,8 @@ int RunCompareCommand(const std::string& results_a, const std::string& results_b
   context.benchmark_definitions = definitions_label;
   context.git_revision = core::GitRevision();
   if (format == "json") {
-    out << CompareToJson(context, report).dump(2) << "\n";
+    out << CompareToJson(context, report).dump(2, ' ', false, core::Json::error_handler_t::replace)
+         << "\n";  // folder names need not be UTF-8
   } else {
     WriteCompareTable(context, report, out);
   }

@@ -42,6 +42,12 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<d
   MannWhitneyResult r;
   const size_t nx = x.size(), ny = y.size();
   if (nx == 0 || ny == 0) return r;
+  // NaN is not ordered: the sort below would be undefined and `==` never true, so the tie scan
+  // would not advance. Callers refuse non-finite run times before; refuse here too.
+  auto has_nan = [](const std::vector<double>& v) {
+    return std::any_of(v.begin(), v.end(), [](double d) { return std::isnan(d); });
+  };
+  if (has_nan(x) || has_nan(y)) return r;
   r.ok = true;
   const size_t n = nx + ny;
   std::vector<std::pair<double, bool>> all;  // (value, from x)
@@ -53,7 +59,7 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<d
   int doubled_rank_sum_x = 0;
   double tie_term = 0;  // sum(t^3 - t)
   for (size_t i = 0; i < n;) {
-    size_t j = i;
+    size_t j = i + 1;  // a tie group holds at least its first value, whatever == says
     while (j < n && all[j].first == all[i].first) ++j;
     const int doubled_midrank = static_cast<int>(i + 1 + j);  // ranks i+1 .. j
     for (size_t k = i; k < j; ++k) {

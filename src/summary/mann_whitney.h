@@ -26,7 +26,7 @@ namespace trainbench::summary {
 inline constexpr int kMannWhitneyExactMaxN = 50;
 
 struct MannWhitneyResult {
-  bool ok = false;     // false: a sample is empty (nothing to test)
+  bool ok = false;     // false: a sample is empty or holds a NaN (nothing to test)
   double u_x = 0;      // pairs with x > y (+ 1/2 per tie)
   double u_y = 0;      // pairs with y > x (+ 1/2 per tie)
   double u = 0;        // min(u_x, u_y)
@@ -39,7 +39,8 @@ struct MannWhitneyResult {
   std::string Method() const { return exact ? "exact" : "normal"; }
 };
 
-// Tests x against y. Values may be +infinity (not NaN). `exact_max_n` above 50 is taken as 50.
+// Tests x against y. Values may be +infinity; a NaN anywhere gives ok = false (no test).
+// `exact_max_n` above 50 is taken as 50.
 // Deterministic; the exact distribution takes O(N^2 n_x) time and O(N^2 n_x) doubles of memory.
 MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y,
                                int exact_max_n = kMannWhitneyExactMaxN);

@@ -1,6 +1,7 @@
 #include "summary/reporter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/error.h"
@@ -13,6 +14,8 @@ namespace {
 constexpr const char* kNa = "n/a";
 
 std::string Fixed(double v, int precision) {
+  // ExtractRun refuses non-finite run times; whatever else is not finite is no number either.
+  if (!std::isfinite(v)) return kNa;
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", precision, v);
   return buf;
@@ -179,7 +182,8 @@ core::Json SummaryToJson(const ReportContext& context, const SummaryReport& repo
 }
 
 void JsonReporter::Report(const ReportContext& context, const SummaryReport& report) {
-  out_ << SummaryToJson(context, report).dump(2) << "\n";
+  out_ << SummaryToJson(context, report).dump(2, ' ', false, core::Json::error_handler_t::replace)
+         << "\n";  // folder names need not be UTF-8
 }
 
 void CsvReporter::Report(const ReportContext& /*context*/, const SummaryReport& report) {

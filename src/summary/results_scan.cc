@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <system_error>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/strings.h"
 
@@ -20,6 +20,8 @@ constexpr const char* kResultsFolder = "results";
 constexpr const char* kSystemsFolder = "systems";
 constexpr const char* kEntryJson = "entry.json";  // v0.5: results/<system>/entry.json
 constexpr const char* kDivisionField = "division";
+// Published system descriptions are a few KB; a bigger "entry.json" is not one.
+constexpr uintmax_t kMaxDescriptionBytes = 1 << 20;
 
 using core::EndsWith;
 
@@ -41,14 +43,15 @@ class DivisionLookup {
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     std::string division;
-    std::ifstream in(file);
-    if (in) {
+    // A FIFO named entry.json would block the scan; anything unreadable only costs the division.
+    std::error_code ec;
+    if (fs::is_regular_file(file, ec) && fs::file_size(file, ec) <= kMaxDescriptionBytes && !ec) {
       try {
-        core::Json j = core::Json::parse(in);
+        core::Json j = core::ParseJson(core::ReadFile(key));
         if (j.is_object() && j.contains(kDivisionField) && j[kDivisionField].is_string()) {
           division = j[kDivisionField].get<std::string>();
         }
-      } catch (const core::Json::exception&) {
+      } catch (const std::exception&) {
         // A malformed description only costs the division.
       }
     }
@@ -92,8 +95,6 @@ ScanResult ScanResults(const std::string& dir) {
     const std::string name = it->path().filename().string();
     if (EndsWith(name, ".part") || name.find(".tmp.") != std::string::npos) continue;
     if (!IsResultFileName(name)) continue;
-    std::error_code dir_ec;
-    if (it->is_directory(dir_ec)) continue;
     files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
@@ -102,15 +103,24 @@ ScanResult ScanResults(const std::string& dir) {
   DivisionLookup divisions;
   for (const auto& file : files) {
     const std::string path = file.string();
-    core::ParsedLog log;
+    // Only regular files are read: a FIFO would block, a device never end; a folder named
+    // like a result is no result either. Each is named as skipped.
+    const std::string not_regular = core::NotRegularFileReason(path);
+    if (!not_regular.empty()) {
+      out.skipped.push_back({path, 0, not_regular + "; skipped"});
+      continue;
+    }
+    std::optional<RunResult> run;
+    std::vector<FileIssue> warnings;
+    FileIssue skip;
     try {
-      log = core::ReadLogFile(path);
-    } catch (const core::Error& e) {
+      run = ExtractRun(core::ReadLogFile(path), &skip, &warnings);
+    } catch (const std::exception& e) {
+      // Whatever one file does, the others are still read; the file is named as skipped.
       out.skipped.push_back({path, 0, StripPathPrefix(e.what(), path)});
       continue;
     }
-    FileIssue skip;
-    auto run = ExtractRun(log, &skip, &out.warnings);
+    out.warnings.insert(out.warnings.end(), warnings.begin(), warnings.end());
     if (!run) {
       out.skipped.push_back(skip);
       continue;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <filesystem>
 
 #include "core/error.h"
@@ -129,6 +132,48 @@ TEST(ScanResults, ReportsSkippedFilesWithReasons) {
   EXPECT_EQ(scan.skipped[2].ToString(),
             b + "result_3.txt:2: run_stop is earlier than run_start (line 1)");
   EXPECT_EQ(scan.skipped[3].ToString(), b + "result_4.txt: cannot open log file");
+}
+
+TEST(ScanResults, HostileFilesAreSkippedByNameAndTheOthersAreRead) {
+  test_logs::ScopedDir tmp("scan_hostile");
+  const std::string b = tmp.path() + "/host/resnet/";
+  WriteText(b + "result_0.txt", test_logs::LegacyText({}));
+  ASSERT_EQ(mkfifo((b + "result_1.txt").c_str(), 0600), 0);  // blocked the scan in open()
+  fs::create_directories(b + "result_2.txt");
+  // A stray byte in a value kept as text: type_error.316 on a later dump aborted the folder.
+  WriteText(b + "result_3.txt", test_logs::LegacyText({}) +
+                                    ":::MLPv0.5.0 resnet 1541638790.0 (x.py:9) opt_name: '\xff'\n");
+  // 1e306 s is inf ms: the run time was NaN (compare hung on it, summarize printed -nan).
+  std::string overflow = test_logs::LegacyText({});
+  overflow.replace(overflow.find("1541638787.25"), 13, "1e306");
+  WriteText(b + "result_4.txt", overflow);
+  // Finite times whose difference is not.
+  const std::string mllog =
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": %s, \"event_type\": \"%s\", \"key\": "
+      "\"%s\", \"value\": null, \"metadata\": {\"status\": \"success\"}}\n";
+  char start[256], stop[256];
+  std::snprintf(start, sizeof(start), mllog.c_str(), "-1.7e308", "INTERVAL_START", "run_start");
+  std::snprintf(stop, sizeof(stop), mllog.c_str(), "1.7e308", "INTERVAL_END", "run_stop");
+  WriteText(b + "result_5.txt", std::string(start) + stop);
+
+  ScanResult scan = ScanResults(tmp.path());
+  ASSERT_EQ(scan.runs.size(), 2u);
+  EXPECT_EQ(scan.runs[0].path, b + "result_0.txt");
+  EXPECT_EQ(scan.runs[1].path, b + "result_3.txt");
+  ASSERT_EQ(scan.warnings.size(), 1u);
+  EXPECT_EQ(scan.warnings[0].line, 9);
+  EXPECT_NE(scan.warnings[0].message.find("value of opt_name is not valid UTF-8"),
+            std::string::npos) << scan.warnings[0].ToString();
+  ASSERT_EQ(scan.skipped.size(), 4u);
+  EXPECT_EQ(scan.skipped[0].ToString(), b + "result_1.txt: is a FIFO, not a regular file; skipped");
+  EXPECT_EQ(scan.skipped[1].ToString(),
+            b + "result_2.txt: is a directory, not a regular file; skipped");
+  EXPECT_EQ(scan.skipped[2].ToString(),
+            b + "result_4.txt: no run_start event (line 2 is malformed: legacy timestamp "
+                "\"1e306\" is out of range)");
+  EXPECT_EQ(scan.skipped[3].ToString(),
+            b + "result_5.txt:2: the run time is not a finite number (run_start time_ms -1.7e+308 "
+                "at line 1, run_stop time_ms 1.7e+308)");
 }
 
 TEST(ScanResults, MissingDirectoryIsAnError) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "core/mllog_keys.h"
 
@@ -206,6 +207,15 @@ std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
   if (stops.empty()) return fail(0, MissingReason(log, keys::kRunStop));
   const core::LogRecord* start = starts.front();
   const core::LogRecord* stop = stops.back();
+  // A time the log reader accepts is finite, but their difference may not be (1.7e308 minus
+  // -1.7e308): an infinite or NaN run time would be scored (NaN also hangs rank tests).
+  const double minutes = (stop->time_ms - start->time_ms) / 60000.0;
+  if (!std::isfinite(start->time_ms) || !std::isfinite(stop->time_ms) || !std::isfinite(minutes)) {
+    return fail(stop->line_no, "the run time is not a finite number (run_start time_ms " +
+                                   core::PythonFloatRepr(start->time_ms) + " at line " +
+                                   std::to_string(start->line_no) + ", run_stop time_ms " +
+                                   core::PythonFloatRepr(stop->time_ms) + ")");
+  }
   if (stop->time_ms < start->time_ms) {
     return fail(stop->line_no,
                 "run_stop is earlier than run_start (line " + std::to_string(start->line_no) + ")");
@@ -216,11 +226,16 @@ std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
   run.format = log.format;
   run.start_ms = start->time_ms;
   run.stop_ms = stop->time_ms;
-  run.minutes = (stop->time_ms - start->time_ms) / 60000.0;
+  run.minutes = minutes;
   if (log.format == core::LogFormat::kLegacyV05) {
     ExtractLegacy(log, start, &run);
   } else {
     ExtractMllog(log, &run);
+  }
+  if (run.epochs && !std::isfinite(*run.epochs)) {
+    // 1e308 + 1e308 epochs (first_epoch_num + epoch_count): no number to average or print.
+    run.epochs.reset();
+    if (warnings) warnings->push_back({log.path, 0, "the epoch count is not finite; ignored"});
   }
 
   if (warnings) {
@@ -236,13 +251,28 @@ std::optional<RunResult> ExtractRun(const core::ParsedLog& log, FileIssue* skip,
     // A run that shared the machine (trainbench_cpu_share) may be slow for reasons outside the
     // system under test.
     if (const auto* share = log.Find(core::keys::kTrainbenchCpuShare)) {
-      const core::Json& other = share->value.is_object() ? share->value.value("other", core::Json()) : core::Json();
-      if (other.is_number() && other.get<double>() > kBusyMachineShare) {
+      const std::optional<double> other = NumberField(share->value, "other");
+      if (other && !(*other >= 0 && *other <= 1)) {
+        // A share outside [0, 1] (or NaN) is no share: printing it as a percentage made
+        // "-2147483648%" of an int cast.
         warnings->push_back({log.path, share->line_no,
-                             "other processes used " + std::to_string(static_cast<int>(other.get<double>() * 100 + 0.5)) +
-                                 "% of the machine's CPU during this run (trainbench_cpu_share): its time may not be "
-                                 "representative"});
+                             "trainbench_cpu_share.other is " + core::PythonFloatRepr(*other) +
+                                 ", not a share between 0 and 1; ignored"});
+      } else if (other && *other > kBusyMachineShare) {
+        warnings->push_back({log.path, share->line_no,
+                             "other processes used " +
+                                 std::to_string(static_cast<int>(std::lround(*other * 100))) +
+                                 "% of the machine's CPU during this run (trainbench_cpu_share): "
+                                 "its time may not be representative"});
       }
+    }
+    if (!log.other_format_lines.empty()) {
+      const auto& o = log.other_format_lines.front();
+      std::string msg = "line ignored: " + o.message;
+      if (log.other_format_lines.size() > 1) {
+        msg += " (and " + std::to_string(log.other_format_lines.size() - 1) + " more)";
+      }
+      warnings->push_back({log.path, o.line_no, msg});
     }
     // Identical duplicates (several ranks logging) are expected in v0.5 logs; distinct times are
     // worth a word.

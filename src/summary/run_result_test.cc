@@ -152,6 +152,11 @@ TEST(ExtractRun, WarnsAboutARunOnABusyMachine) {
   warnings.clear();
   ASSERT_TRUE(Extract(with_share(0.02), &skip, &warnings));
   EXPECT_TRUE(warnings.empty());
+  // No share at all: an int cast of 1e302 printed "-2147483648%" (#41).
+  ASSERT_TRUE(Extract(with_share(1e300), &skip, &warnings));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].message,
+            "trainbench_cpu_share.other is 1e+300, not a share between 0 and 1; ignored");
 }
 
 TEST(ExtractRun, MllogEpochsFromBlocksWhenNoEval) {
@@ -210,7 +215,8 @@ TEST(ExtractRun, SkipsAStopBeforeTheStart) {
 }
 
 TEST(ExtractRun, WarnsAboutMalformedLinesInAUsableRun) {
-  std::string text = std::string(kLegacyResnet) + ":::MLLOG {not json\n";
+  // Malformed lines of the log's own format (a line of the other format is another warning).
+  std::string text = std::string(kLegacyResnet) + ":::MLPv0.5.0 resnet soon (a.py:9) run_final\n";
   FileIssue skip;
   std::vector<FileIssue> warnings;
   auto run = Extract(text, &skip, &warnings);
@@ -220,7 +226,7 @@ TEST(ExtractRun, WarnsAboutMalformedLinesInAUsableRun) {
   EXPECT_EQ(warnings[0].message.rfind("malformed line ignored: ", 0), 0u);
 
   // Many malformed lines make one warning that counts them.
-  text += ":::MLLOG [1]\n:::MLLOG {\n";
+  text += ":::MLPv0.5.0 resnet\n:::MLPv0.5.0 resnet 1e400 (a.py:9) run_final\n";
   warnings.clear();
   ASSERT_TRUE(Extract(text, &skip, &warnings));
   ASSERT_EQ(warnings.size(), 1u);
