@@ -216,7 +216,7 @@ int Main(int argc, char** argv) {
   }
   if (*hist_cmd) return report::RunHistoryCommand(hist, std::cout, std::cerr);
   if (*bleu_cmd) return metrics::RunScoreBleuCommand(bleu, std::cout);
-  if (*coco_cmd) return coco::RunScoreCocoCommand(coco_score, std::cout);
+  if (*coco_cmd) return coco::RunScoreCocoCommand(coco_score, std::cout, std::cerr);
   return cli::kExitBadInput;
 }
 

@@ -4,11 +4,17 @@
 #include "core/benchmark_def.h"
 #include "core/error.h"
 #include "core/paths.h"
+#include "core/tuning.h"
 
 namespace trainbench::cli {
 
 int RunRun(const RunOptions& o) {
-  core::FindBenchmark(core::BenchmarksDir(), o.benchmark);  // an unknown name is the first error, as with LibTorch
+  // The checks of the LibTorch build's RunRun come first, in its order (an unknown benchmark,
+  // scale or division, then the tuning file), so that bad input gets the same error here.
+  const core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
+  def.Scale(o.scale);
+  core::ParseDivision(o.division);
+  if (!o.tuning.empty()) core::LoadTuning(o.tuning, def.name, o.scale);
   throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `run` is unavailable");
 }
 

@@ -1,6 +1,5 @@
 #include "coco/coco_dataset.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,11 +12,56 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/regular_file.h"
 
 namespace trainbench::coco {
 namespace {
 
 using nlohmann::json;
+
+// How much of a value from the file an error message quotes. A value may be a list of a million
+// numbers or 512 levels deep; dumping it whole would make a message of megabytes (and nlohmann's
+// dump recurses per level).
+constexpr size_t kExcerptChars = 80;
+
+// Appends v's JSON text to *out, stopping once *out holds more than `limit` characters. Each level
+// adds a bracket before it recurses, so the recursion is at most `limit` deep.
+void AppendExcerpt(const json& v, size_t limit, std::string* out) {
+  if (out->size() > limit) return;
+  const auto text = [](const std::string& s, size_t n) {
+    // A cut inside a UTF-8 sequence is replaced, not thrown on (error_handler_t::replace).
+    return json(s.size() > n ? s.substr(0, n) : s)
+        .dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  if (v.is_string()) {
+    out->append(text(v.get_ref<const std::string&>(), limit));
+    return;
+  }
+  if (!v.is_structured()) {
+    out->append(v.dump(-1, ' ', false, json::error_handler_t::replace));
+    return;
+  }
+  out->push_back(v.is_array() ? '[' : '{');
+  bool first = true;
+  for (auto it = v.begin(); it != v.end() && out->size() <= limit; ++it) {
+    if (!first) out->append(", ");
+    first = false;
+    if (v.is_object()) out->append(text(it.key(), limit) + ": ");
+    AppendExcerpt(*it, limit, out);
+  }
+  out->push_back(v.is_array() ? ']' : '}');
+}
+
+// v's JSON text for an error message: whole when short, else its first kExcerptChars
+// characters and "...".
+std::string Excerpt(const json& v) {
+  std::string s;
+  AppendExcerpt(v, kExcerptChars, &s);
+  if (s.size() <= kExcerptChars) return s;
+  size_t cut = kExcerptChars;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return s.substr(0, cut) + "...";
+}
 
 // A SAX consumer that hands over, one at a time as a small DOM, the elements of the top-level
 // arrays it is asked for ("images", ... of a top-level object, or the items of a top-level
@@ -27,8 +71,14 @@ class ElementSax : public nlohmann::json_sax<json> {
   enum class Layout { kObjectOfArrays, kArray };
   using Callback = std::function<void(const std::string& section, size_t index, json& element)>;
 
-  ElementSax(Layout layout, std::vector<std::string> sections, Callback cb, std::string source)
-      : layout_(layout), sections_(std::move(sections)), cb_(std::move(cb)), source_(std::move(source)) {}
+  // `offset` gives the byte offset of the bracket just read, for the nesting error.
+  ElementSax(Layout layout, std::vector<std::string> sections, Callback cb, std::string source,
+             std::function<long long()> offset)
+      : layout_(layout),
+        sections_(std::move(sections)),
+        cb_(std::move(cb)),
+        source_(std::move(source)),
+        offset_(std::move(offset)) {}
 
   bool null() override { return Scalar(json(nullptr)); }
   bool boolean(bool v) override { return Scalar(json(v)); }
@@ -56,6 +106,9 @@ class ElementSax : public nlohmann::json_sax<json> {
     const std::string marker = "parse error";
     const size_t at = what.find(marker);
     if (at != std::string::npos) what = what.substr(at);
+    // nlohmann quotes the token it last read, which may be a string of any length.
+    constexpr size_t kMaxWhat = 240;
+    if (what.size() > kMaxWhat) what = what.substr(0, kMaxWhat) + "...";
     throw core::OffsetError(source_, static_cast<long long>(position), "JSON syntax error: " + what);
   }
 
@@ -83,6 +136,9 @@ class ElementSax : public nlohmann::json_sax<json> {
   }
 
   bool Open(bool is_object) {
+    // The same bound as core::ParseJson: the element is built as a DOM, whose dump (for an
+    // error message) and copies recurse per level.
+    if (depth_ >= core::kMaxJsonDepth) TooDeep();
     if (capturing_) {
       json& top = *stack_.back();
       json fresh = is_object ? json::object() : json::array();
@@ -144,6 +200,16 @@ class ElementSax : public nlohmann::json_sax<json> {
                               ? "the top level is not a JSON object (a COCO annotations file is {\"images\": [...], ...})"
                               : "the top level is not a JSON list (a COCO results file is [{\"image_id\": ...}, ...])");
   }
+  [[noreturn]] void TooDeep() const {
+    std::string where;
+    if (capturing_) {
+      where = layout_ == Layout::kArray ? "detection " + std::to_string(index_) + ": "
+                                        : section_ + "[" + std::to_string(index_) + "]: ";
+    }
+    throw core::OffsetError(
+        source_, offset_(),
+        where + "JSON nesting deeper than " + std::to_string(core::kMaxJsonDepth) + " levels");
+  }
   [[noreturn]] void NotAList() const {
     throw core::FileError(source_, 0, "\"" + section_ + "\" is not a JSON list");
   }
@@ -152,6 +218,7 @@ class ElementSax : public nlohmann::json_sax<json> {
   std::vector<std::string> sections_;
   Callback cb_;
   std::string source_;
+  std::function<long long()> offset_;
   int depth_ = 0;
   bool seen_top_ = false;
   std::string section_;
@@ -164,19 +231,30 @@ class ElementSax : public nlohmann::json_sax<json> {
   std::string key_;
 };
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
-// Runs the SAX consumer over a file or a string.
-void RunSax(ElementSax* sax, const std::string* text, const std::string& path) {
+// Runs a SAX consumer made by make_sax(offset) over a file or a string; offset() is the byte
+// offset of the last character the parser read.
+void RunSax(const std::function<std::unique_ptr<ElementSax>(std::function<long long()>)>& make_sax,
+            const std::string* text, const std::string& path) {
+  std::unique_ptr<ElementSax> sax;
   if (text != nullptr) {
-    json::sax_parse(*text, sax);
+    // A string has no read position to ask; the nesting error is rare, so find the bracket
+    // again then (core::JsonNestingDepth stops at the first one past the limit).
+    sax = make_sax([text]() -> long long {
+      size_t at = 0;
+      core::JsonNestingDepth(*text, core::kMaxJsonDepth, &at);
+      return static_cast<long long>(at);
+    });
+    json::sax_parse(*text, sax.get());
   } else {
-    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-    if (!f) throw core::FileError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-    json::sax_parse(f.get(), sax);
-    if (std::ferror(f.get())) throw core::FileError(path, 0, "read error");
+    // Only regular files: a FIFO would block, /dev/zero or /dev/urandom never end.
+    std::string why;
+    core::UniqueFile f = core::OpenRegularFile(path, &why);
+    if (!f) throw core::FileError(path, 0, "cannot open: " + why);
+    std::FILE* fp = f.get();
+    // nlohmann reads a FILE* with fgetc and no read-ahead past a bracket.
+    sax = make_sax([fp]() -> long long { return static_cast<long long>(std::ftell(fp)) - 1; });
+    json::sax_parse(fp, sax.get());
+    if (std::ferror(fp)) throw core::FileError(path, 0, "read error");
   }
   if (!sax->complete()) throw core::FileError(path, 0, "empty or incomplete JSON document");
 }
@@ -207,17 +285,21 @@ int64_t GetInt(const json& o, const char* key, const std::string& source, const 
   auto it = o.find(key);
   if (it == o.end()) Fail(source, where, std::string("missing \"") + key + "\"");
   int64_t v = 0;
-  if (!ToInt(*it, &v)) Fail(source, where, std::string("\"") + key + "\" is not an integer: " + it->dump());
+  if (!ToInt(*it, &v)) {
+    Fail(source, where, std::string("\"") + key + "\" is not an integer: " + Excerpt(*it));
+  }
   return v;
 }
 
 double GetNumber(const json& v, const std::string& what, const std::string& source, const std::string& where) {
-  if (!v.is_number()) Fail(source, where, what + " is not a number: " + v.dump());
+  if (!v.is_number()) Fail(source, where, what + " is not a number: " + Excerpt(v));
   return v.get<double>();
 }
 
 Box GetBox(const json& v, const std::string& source, const std::string& where) {
-  if (!v.is_array() || v.size() != 4) Fail(source, where, "\"bbox\" is not a list of 4 numbers: " + v.dump());
+  if (!v.is_array() || v.size() != 4) {
+    Fail(source, where, "\"bbox\" is not a list of 4 numbers: " + Excerpt(v));
+  }
   Box b{};
   for (size_t i = 0; i < 4; ++i) b[i] = GetNumber(v[i], "\"bbox\" element", source, where);
   return b;
@@ -230,7 +312,7 @@ Rle GetRle(const json& v, bool* compressed, const std::string& source, const std
   if (size == v.end() || counts == v.end()) Fail(source, where, "an RLE segmentation needs \"size\" and \"counts\"");
   int64_t h = 0, w = 0;
   if (!size->is_array() || size->size() != 2 || !ToInt((*size)[0], &h) || !ToInt((*size)[1], &w) || h < 0 || w < 0) {
-    Fail(source, where, "RLE \"size\" is not [height, width]: " + size->dump());
+    Fail(source, where, "RLE \"size\" is not [height, width]: " + Excerpt(*size));
   }
   Rle r;
   r.h = h;
@@ -246,7 +328,7 @@ Rle GetRle(const json& v, bool* compressed, const std::string& source, const std
     for (const json& c : *counts) {
       int64_t n = 0;
       if (!ToInt(c, &n) || n < 0 || n > static_cast<int64_t>(UINT32_MAX)) {
-        Fail(source, where, "RLE \"counts\" holds a value that is not a run length: " + c.dump());
+        Fail(source, where, "RLE \"counts\" holds a value that is not a run length: " + Excerpt(c));
       }
       r.counts.push_back(static_cast<uint32_t>(n));
     }
@@ -314,7 +396,7 @@ CocoAnnotation AnnotationFromJson(const json& e, size_t index, const std::string
     if (crowd->is_boolean()) {
       c = crowd->get<bool>() ? 1 : 0;
     } else if (!ToInt(*crowd, &c) || (c != 0 && c != 1)) {
-      Fail(source, where, "\"iscrowd\" is not 0 or 1: " + crowd->dump());
+      Fail(source, where, "\"iscrowd\" is not 0 or 1: " + Excerpt(*crowd));
     }
     a.iscrowd = c != 0;
   }
@@ -398,6 +480,12 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
         Fail(source, where,
              "width and height must be positive, got " + std::to_string(im.width) + " x " + std::to_string(im.height));
       }
+      if (im.width > kMaxMaskSide || im.height > kMaxMaskSide) {
+        Fail(source, where,
+             "width and height must be at most " + std::to_string(kMaxMaskSide) + ", got " +
+                 std::to_string(im.width) + " x " + std::to_string(im.height) +
+                 " (COCO masks count pixels in 32 bits, as pycocotools: h * w must be below 2^32)");
+      }
     }
   }
   {
@@ -445,6 +533,18 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
       for (double v : xy) {
         if (!std::isfinite(v)) Fail(source, at, poly + " has a coordinate that is not finite");
       }
+      // Before anything is rasterised: rleFrPoly allocates two ints per point of the outline.
+      const uint64_t walk = RlePolyWalkLength(xy);
+      if (walk == UINT64_MAX) {
+        Fail(source, at,
+             poly + " has a coordinate beyond +-4.29e8, where 5 x it overflows cocoapi's int");
+      }
+      if (walk > kMaxPolyWalk) {
+        Fail(source, at,
+             poly + " is too large to rasterise: its outline is " + std::to_string(walk) +
+                 " points at rleFrPoly's 5x resolution, more than " + std::to_string(kMaxPolyWalk) +
+                 " (" + std::to_string(xy.size() / 2) + " vertices)");
+      }
     }
     if (s.rle) CheckRle(*s.rle, im, source, at + ": segmentation");
   }
@@ -452,19 +552,23 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
 
 static CocoDataset ParseCocoDatasetImpl(const std::string* text, const std::string& source) {
   CocoDataset ds;
-  ElementSax sax(
-      ElementSax::Layout::kObjectOfArrays, {"images", "annotations", "categories"},
-      [&](const std::string& section, size_t index, json& e) {
-        if (section == "images") {
-          ds.images.push_back(ImageFromJson(e, index, source));
-        } else if (section == "annotations") {
-          ds.annotations.push_back(AnnotationFromJson(e, index, source));
-        } else {
-          ds.categories.push_back(CategoryFromJson(e, index, source));
-        }
+  const auto on_element = [&](const std::string& section, size_t index, json& e) {
+    if (section == "images") {
+      ds.images.push_back(ImageFromJson(e, index, source));
+    } else if (section == "annotations") {
+      ds.annotations.push_back(AnnotationFromJson(e, index, source));
+    } else {
+      ds.categories.push_back(CategoryFromJson(e, index, source));
+    }
+  };
+  RunSax(
+      [&](std::function<long long()> offset) {
+        return std::make_unique<ElementSax>(
+            ElementSax::Layout::kObjectOfArrays,
+            std::vector<std::string>{"images", "annotations", "categories"}, on_element, source,
+            std::move(offset));
       },
-      source);
-  RunSax(&sax, text, source);
+      text, source);
   ValidateCocoDataset(&ds, source);
   return ds;
 }
@@ -542,20 +646,41 @@ Detection DetectionFromJson(const json& e, size_t index, const std::string& sour
   return d;
 }
 
-std::vector<Detection> ParseResultsImpl(const std::string* text, const std::string& source, const CocoDataset& gt) {
+std::vector<Detection> ParseResultsImpl(const std::string* text, const std::string& source,
+                                        const CocoDataset& gt, std::vector<std::string>* warnings) {
   std::vector<Detection> dets;
-  ElementSax sax(
-      ElementSax::Layout::kArray, {},
-      [&](const std::string&, size_t index, json& e) { dets.push_back(DetectionFromJson(e, index, source)); },
-      source);
-  RunSax(&sax, text, source);
-  ValidateDetections(dets, gt, source);
+  const auto on_element = [&](const std::string&, size_t index, json& e) {
+    dets.push_back(DetectionFromJson(e, index, source));
+  };
+  RunSax(
+      [&](std::function<long long()> offset) {
+        return std::make_unique<ElementSax>(ElementSax::Layout::kArray, std::vector<std::string>{},
+                                            on_element, source, std::move(offset));
+      },
+      text, source);
+  ValidateDetections(dets, gt, source, warnings);
   return dets;
 }
 
 }  // namespace
 
-void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& gt, const std::string& source) {
+// Why a detection's box, valid for pycocotools, is likely a mistake (a [x1, y1, x2, y2] box, a
+// wrong image), or "" when it is not.
+std::string BoxWarning(const Box& b, const CocoImage& im) {
+  if (b[2] < 0 || b[3] < 0) return "has a negative width or height";
+  const double w = static_cast<double>(im.width), h = static_cast<double>(im.height);
+  const double x2 = b[0] + b[2], y2 = b[1] + b[3];
+  // Entirely outside, or reaching further past a border than the image is wide (high).
+  if (b[0] >= w || b[1] >= h || x2 <= 0 || y2 <= 0 || b[0] < -w || b[1] < -h || x2 > 2 * w ||
+      y2 > 2 * h) {
+    return "lies far outside its " + std::to_string(im.width) + " x " + std::to_string(im.height) +
+           " image";
+  }
+  return "";
+}
+
+void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& gt,
+                        const std::string& source, std::vector<std::string>* warnings) {
   for (size_t i = 0; i < dets.size(); ++i) {
     const Detection& d = dets[i];
     const std::string where = "detection " + std::to_string(i);
@@ -570,6 +695,14 @@ void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& g
       for (double v : d.bbox) {
         if (!std::isfinite(v)) Fail(source, where, "bbox " + BoxText(d.bbox) + " is not finite");
       }
+      if (warnings != nullptr) {
+        const std::string why = BoxWarning(d.bbox, gt.images[static_cast<size_t>(ii)]);
+        if (!why.empty()) {
+          warnings->push_back(source + ": " + where + " (image id " + std::to_string(d.image_id) +
+                              "): bbox " + BoxText(d.bbox) + " " + why +
+                              "; scored as given, as pycocotools does");
+        }
+      }
     }
     if (d.segmentation) {
       CheckRle(*d.segmentation, gt.images[static_cast<size_t>(ii)], source,
@@ -578,12 +711,14 @@ void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& g
   }
 }
 
-std::vector<Detection> ReadCocoResults(const std::string& path, const CocoDataset& gt) {
-  return ParseResultsImpl(nullptr, path, gt);
+std::vector<Detection> ReadCocoResults(const std::string& path, const CocoDataset& gt,
+                                       std::vector<std::string>* warnings) {
+  return ParseResultsImpl(nullptr, path, gt, warnings);
 }
 
-std::vector<Detection> ParseCocoResults(const std::string& json_text, const std::string& source, const CocoDataset& gt) {
-  return ParseResultsImpl(&json_text, source, gt);
+std::vector<Detection> ParseCocoResults(const std::string& json_text, const std::string& source,
+                                        const CocoDataset& gt, std::vector<std::string>* warnings) {
+  return ParseResultsImpl(&json_text, source, gt, warnings);
 }
 
 std::string CocoResultsToJson(const std::vector<Detection>& dets) {

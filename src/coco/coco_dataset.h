@@ -25,7 +25,13 @@
 //    whose counts do not sum to height * width, or whose compressed string is not cocoapi's code.
 //    An empty polygon list ("segmentation": []) means no segmentation (boxes-only data);
 //    evaluating such a dataset with iouType segm is an error then (coco_eval.h);
-//  - an image whose width or height is not a positive integer; a negative "area".
+//  - an image whose width or height is not a positive integer or is above kMaxMaskSide (65535,
+//    rle.h: pycocotools' 32-bit pixel counts); a negative "area";
+//  - a polygon rleFrPoly could not rasterise: a coordinate beyond +-4.29e8 (5 x it overflows
+//    cocoapi's int) or an outline longer than kMaxPolyWalk points (rle.h), checked before
+//    anything is allocated for it;
+//  - JSON nesting deeper than core::kMaxJsonDepth, "<file>: offset N: <element>: ...".
+// Error messages quote at most about 80 characters of a value from the file.
 //
 // Threading: the functions are reentrant; the structs are plain values.
 #pragma once
@@ -124,12 +130,19 @@ struct Detection {
 // non-finite score or box, or a mask whose size is not its image's, is a core::Error naming the
 // file, the detection's index (0-based) and the id. (pycocotools asserts on unknown images and
 // silently never evaluates unknown categories; trainbench rejects both.)
-std::vector<Detection> ReadCocoResults(const std::string& path, const CocoDataset& gt);
+// A box pycocotools scores but that is likely a mistake (a negative width or height, as an
+// [x1, y1, x2, y2] box can give; a box entirely outside its image, or reaching further past a
+// border than the image is wide or high) is kept and scored as pycocotools would, and when
+// `warnings` is given, one line naming the file, the detection's index, its image id and the
+// box is appended to it.
+std::vector<Detection> ReadCocoResults(const std::string& path, const CocoDataset& gt,
+                                       std::vector<std::string>* warnings = nullptr);
 std::vector<Detection> ParseCocoResults(const std::string& json_text, const std::string& source,
-                                        const CocoDataset& gt);
+                                        const CocoDataset& gt,
+                                        std::vector<std::string>* warnings = nullptr);
 // The checks of ReadCocoResults on detections built in memory.
 void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& gt,
-                        const std::string& source);
+                        const std::string& source, std::vector<std::string>* warnings = nullptr);
 
 // Results as JSON text (masks as compressed RLE) and written atomically.
 std::string CocoResultsToJson(const std::vector<Detection>& dets);

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "core/json.h"
 
 namespace trainbench::coco {
 namespace {
@@ -210,6 +212,116 @@ TEST(CocoDatasetTest, ResultsParseValidateAndRoundTrip) {
   ExpectHas(err(R"([{"image_id": 2, "category_id": 3, "segmentation": {"size": [5, 5], "counts": [25]}, "score": 1}])"),
             "detection 0");
   ExpectHas(err(R"([{"image_id": 1, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5)"), "offset");
+}
+
+// Hostile input (#41). A 65,000-level '[' in a validated field: the whole element was built and
+// the error message dumped it recursively (a stack overflow at 1,000,000 levels). The reader now
+// stops at core::kMaxJsonDepth, naming the file, the byte offset of the bracket and the element,
+// reading a file and a string alike.
+TEST(CocoDatasetTest, NestingDeeperThanTheJsonLimitNamesOffsetAndElement) {
+  const std::string deep(65000, '[');
+  const std::string text = Doc(R"({"id": 7, "image_id": 1, "category_id": 3, "bbox": )" + deep);
+  // Depth 1 is the top object, 2 "annotations", 3 the annotation; bbox's 510th bracket is 513.
+  const size_t offset = text.find("\"bbox\": [") + 8 + (core::kMaxJsonDepth - 3);
+  const std::string want = ": offset " + std::to_string(offset) +
+                           ": annotations[0]: JSON nesting deeper than " +
+                           std::to_string(core::kMaxJsonDepth) + " levels";
+  EXPECT_EQ(ErrorOf(text, "deep.json"), "deep.json" + want);
+  const std::string path = ::testing::TempDir() + "/coco_deep.json";
+  std::ofstream(path) << text;
+  try {
+    ReadCocoDataset(path);
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.what(), path + want);
+  }
+  const CocoDataset gt = ParseCocoDataset(Doc(kGoodAnn), "inst.json");
+  const std::string results =
+      R"([{"image_id": 1, "category_id": 3, "score": 1, "bbox": [1, 2, 3, 4]},
+                                  {"image_id": )" +
+      deep;
+  try {
+    ParseCocoResults(results, "dt.json", gt);
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.what(), "dt.json: offset " +
+                            std::to_string(results.find(deep) + core::kMaxJsonDepth - 2) +
+                            ": detection 1: JSON nesting deeper than 512 levels");
+  }
+}
+
+// Values within the nesting limit, or long, are quoted in at most about 80 characters.
+TEST(CocoDatasetTest, ErrorMessagesQuoteBoundedExcerpts) {
+  const std::string nested = std::string(500, '[') + "1" + std::string(500, ']');
+  std::string msg = ErrorOf(
+      Doc(R"({"id": 7, "image_id": 1, "category_id": 3, "area": 1, "bbox": )" + nested + "}"));
+  EXPECT_EQ(msg, "inst.json: annotation id 7: \"bbox\" is not a list of 4 numbers: " +
+                     std::string(80, '[') + "...");
+  std::string many = "[0";
+  for (int i = 1; i < 10000; ++i) many += ", " + std::to_string(i);
+  msg = ErrorOf(
+      Doc(R"({"id": 7, "image_id": 1, "category_id": 3, "area": 1, "bbox": )" + many + "]}"));
+  EXPECT_LT(msg.size(), 200u) << msg;
+  ExpectHas(msg, "\"bbox\" is not a list of 4 numbers: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ");
+  msg = ErrorOf(R"({"images": [{"id": 1, "width": ")" + std::string(10000, 'w') +
+                R"(", "height": 5}]})");
+  EXPECT_EQ(
+      msg, "inst.json: image id 1: \"width\" is not an integer: \"" + std::string(79, 'w') + "...");
+}
+
+// pycocotools counts pixels in 32 bits; a 65536 x 65536 image wrapped h * w to 0 and made
+// RleIou loop forever. Such images are refused by name.
+TEST(CocoDatasetTest, ImagesAboveTheMaskSizeLimit) {
+  const std::string head = R"({"images": [{"id": 4, "width": )";
+  EXPECT_EQ(ErrorOf(head + R"(65536, "height": 65536}], "annotations": [], "categories": []})"),
+            "inst.json: image id 4: width and height must be at most 65535, got 65536 x 65536 "
+            "(COCO masks "
+            "count pixels in 32 bits, as pycocotools: h * w must be below 2^32)");
+  EXPECT_EQ(ErrorOf(head + R"(65535, "height": 65535}], "annotations": [], "categories": []})"),
+            "(no error)");
+}
+
+// A polygon whose outline rleFrPoly would walk point by point into gigabytes (vector::reserve
+// threw std::bad_alloc, uncaught), or whose coordinates overflow cocoapi's int, is refused
+// while reading, naming the annotation.
+TEST(CocoDatasetTest, PolygonsTooLargeToRasterise) {
+  const auto ann = [](const std::string& poly) {
+    return R"({"id": 7, "image_id": 1, "category_id": 3, "bbox": [10, 20, 30, 40], "area": 1200,
+              "segmentation": [[10, 20, 40, 20, 40, 60], )" +
+           poly + "]}";
+  };
+  EXPECT_EQ(ErrorOf(Doc(ann("[0, 0, 1e9, 0, 1e9, 1e9]"))),
+            "inst.json: annotation id 7 (image id 1): segmentation polygon 1 has a coordinate "
+            "beyond +-4.29e8, "
+            "where 5 x it overflows cocoapi's int");
+  EXPECT_EQ(
+      ErrorOf(Doc(ann("[0, 0, 4e6, 0, 4e6, 4e6]"))),
+      "inst.json: annotation id 7 (image id 1): segmentation polygon 1 is too large to rasterise: "
+      "its "
+      "outline is 60000003 points at rleFrPoly's 5x resolution, more than 16777216 (3 vertices)");
+}
+
+// Detection boxes pycocotools scores but that are likely mistakes are kept and named in warnings.
+TEST(CocoDatasetTest, ImplausibleDetectionBoxesAreWarnedAbout) {
+  const CocoDataset gt = ParseCocoDataset(Doc(kGoodAnn), "inst.json");  // image 1 is 100 x 80
+  std::vector<std::string> warnings;
+  const std::vector<Detection> dets = ParseCocoResults(
+      R"([{"image_id": 1, "category_id": 3, "bbox": [10, 20, 30, 40], "score": 0.9},
+          {"image_id": 1, "category_id": 3, "bbox": [40, 60, -30, 40], "score": 0.8},
+          {"image_id": 1, "category_id": 3, "bbox": [1e6, 1e6, 5, 5], "score": 0.7},
+          {"image_id": 1, "category_id": 3, "bbox": [-5, -5, 110, 90], "score": 0.6},
+          {"image_id": 2, "category_id": 3, "bbox": [0, 0, 25, 5], "score": 0.5}])",
+      "dt.json", gt, &warnings);
+  EXPECT_EQ(dets.size(), 5u);
+  EXPECT_EQ(
+      warnings,
+      (std::vector<std::string>{
+          "dt.json: detection 1 (image id 1): bbox [40.0, 60.0, -30.0, 40.0] has a negative width "
+          "or height; scored as given, as pycocotools does",
+          "dt.json: detection 2 (image id 1): bbox [1000000.0, 1000000.0, 5.0, 5.0] lies far "
+          "outside its 100 x 80 image; scored as given, as pycocotools does",
+          "dt.json: detection 4 (image id 2): bbox [0.0, 0.0, 25.0, 5.0] lies far outside its "
+          "10 x 10 image; scored as given, as pycocotools does"}));
 }
 
 }  // namespace

@@ -117,8 +117,9 @@ CocoEval::CocoEval(const CocoDataset& gt, const std::vector<Detection>& dets, Io
         if (d.segmentation) {
           t.rle = *d.segmentation;
         } else {
-          const double x1 = d.bbox[0], x2 = d.bbox[0] + d.bbox[2], y1 = d.bbox[1], y2 = d.bbox[1] + d.bbox[3];
-          t.rle = RleFrPoly({x1, y1, x1, y2, x2, y2, x2, y1}, im.height, im.width);
+          // loadRes' polygon [[x1, y1, x1, y2, x2, y2, x2, y1]]; RleFrBbox clips a box far
+          // outside the image first (same pixels), which rleFrPoly would walk point by point.
+          t.rle = RleFrBbox(d.bbox, im.height, im.width);
         }
       }
     } else {

@@ -4,14 +4,29 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/error.h"
+
 namespace trainbench::coco {
 namespace {
 
 uint32_t Count(const std::vector<uint32_t>& c, size_t i) { return i < c.size() ? c[i] : 0; }
 
+bool SizeOk(int64_t h, int64_t w) {
+  return h >= 0 && w >= 0 && h <= kMaxMaskSide && w <= kMaxMaskSide;
+}
+
+// cocoapi's (int)(5 * v + .5), or false where that conversion is undefined.
+bool Upsample(double v, int* out) {
+  const double u = 5 * v + .5;
+  if (!(u > -2147483649.0 && u < 2147483648.0)) return false;  // also false for NaN
+  *out = static_cast<int>(u);
+  return true;
+}
+
 }  // namespace
 
 Rle RleEncode(const uint8_t* mask, int64_t h, int64_t w) {
+  TB_CHECK(SizeOk(h, w), "mask size " << h << " x " << w << " above " << kMaxMaskSide);
   Rle r;
   r.h = h;
   r.w = w;
@@ -97,7 +112,8 @@ Rle RleMerge(const std::vector<Rle>& rles, bool intersect) {
     const std::vector<uint32_t> a_cnts = std::move(cnts);
     const std::vector<uint32_t>& b_cnts = b_rle.counts;
     cnts.clear();
-    uint32_t ca = Count(a_cnts, 0), cb = Count(b_cnts, 0), cc = 0, ct = 1;
+    uint32_t ca = Count(a_cnts, 0), cb = Count(b_cnts, 0), cc = 0;
+    uint64_t ct = 1;  // pixels left on both sides: 64 bits, ca + cb may pass 2^32
     bool v = false, va = false, vb = false;
     size_t a = 1, b = 1;
     while (ct > 0) {
@@ -116,6 +132,9 @@ Rle RleMerge(const std::vector<Rle>& rles, bool intersect) {
         vb = !vb;
       }
       ct += cb;
+      // One side used up while the other has pixels left: the counts sum to different totals
+      // (malformed), and the loop would take min(0, cb) = 0 forever (as cocoapi's does).
+      if ((!ca && a >= a_cnts.size()) || (!cb && b >= b_cnts.size())) ct = 0;
       const bool vp = v;
       v = intersect ? (va && vb) : (va || vb);
       if (v != vp || ct == 0) {
@@ -131,10 +150,31 @@ Rle RleMerge(const std::vector<Rle>& rles, bool intersect) {
   return out;
 }
 
+uint64_t RlePolyWalkLength(const std::vector<double>& xy) {
+  const size_t k = xy.size() / 2;
+  if (k == 0) return 0;
+  int x0 = 0, y0 = 0, xp = 0, yp = 0;
+  if (!Upsample(xy[0], &x0) || !Upsample(xy[1], &y0)) return UINT64_MAX;
+  xp = x0;
+  yp = y0;
+  uint64_t total = 0;
+  for (size_t j = 1; j <= k; ++j) {
+    int x = x0, y = y0;  // j == k closes the polygon
+    if (j < k && (!Upsample(xy[j * 2], &x) || !Upsample(xy[j * 2 + 1], &y))) return UINT64_MAX;
+    const int64_t dx = std::llabs(static_cast<int64_t>(x) - xp);
+    const int64_t dy = std::llabs(static_cast<int64_t>(y) - yp);
+    total += static_cast<uint64_t>(std::max(dx, dy)) + 1;
+    xp = x;
+    yp = y;
+  }
+  return total;
+}
+
 Rle RleFrPoly(const std::vector<double>& xy, int64_t h, int64_t w) {
   // maskApi.c rleFrPoly: upsample by 5, walk the boundary densely, keep the points where the
   // upsampled x crosses a pixel centre column, downsample, and turn those column-wise
   // transitions into run lengths.
+  TB_CHECK(SizeOk(h, w), "mask size " << h << " x " << w << " above " << kMaxMaskSide);
   const size_t k = xy.size() / 2;
   Rle r;
   r.h = h;
@@ -182,8 +222,9 @@ Rle RleFrPoly(const std::vector<double>& xy, int64_t h, int64_t w) {
       }
     }
   }
-  // Points along the y-boundary, downsampled.
-  std::vector<uint32_t> a;
+  // Points along the y-boundary, downsampled, as pixel positions x * h + y. cocoapi computes
+  // them in int and casts to uint; below 2^32 (kMaxMaskSide) that is this 64-bit value.
+  std::vector<uint64_t> a;
   a.reserve(u.size() + 1);
   for (size_t j = 1; j < u.size(); ++j) {
     if (u[j] == u[j - 1]) continue;
@@ -198,32 +239,40 @@ Rle RleFrPoly(const std::vector<double>& xy, int64_t h, int64_t w) {
       yd = static_cast<double>(h);
     }
     yd = std::ceil(yd);
-    a.push_back(static_cast<uint32_t>(static_cast<int>(xd) * static_cast<int>(h) + static_cast<int>(yd)));
+    a.push_back(static_cast<uint64_t>(xd) * static_cast<uint64_t>(h) + static_cast<uint64_t>(yd));
   }
-  a.push_back(static_cast<uint32_t>(h * w));
+  a.push_back(static_cast<uint64_t>(h) * static_cast<uint64_t>(w));
   std::sort(a.begin(), a.end());
-  uint32_t p = 0;
-  for (uint32_t& t : a) {
-    const uint32_t cur = t;
+  uint64_t p = 0;
+  for (uint64_t& t : a) {
+    const uint64_t cur = t;
     t -= p;
     p = cur;
   }
+  // Every difference is at most h * w < 2^32.
   size_t j = 0;
-  r.counts.push_back(a[j++]);
+  r.counts.push_back(static_cast<uint32_t>(a[j++]));
   while (j < a.size()) {
     if (a[j] > 0) {
-      r.counts.push_back(a[j++]);
+      r.counts.push_back(static_cast<uint32_t>(a[j++]));
     } else {
       ++j;
-      if (j < a.size()) r.counts.back() += a[j++];
+      if (j < a.size()) r.counts.back() += static_cast<uint32_t>(a[j++]);
     }
   }
   return r;
 }
 
 Rle RleFrBbox(const Box& bb, int64_t h, int64_t w) {
-  const double xs = bb[0], xe = xs + bb[2];
-  const double ys = bb[1], ye = ys + bb[3];
+  // rleFrPoly keeps the crossings of pixel-centre columns 0..w-1 and clamps rows to [0, h]; an
+  // edge at -1 or beyond (w + 1 or beyond) crosses the same columns and clamps to the same rows,
+  // so moving a coordinate from further out to there changes no pixel (the corners keep their
+  // order, so a box of negative size stays one).
+  const auto clip = [](double v, int64_t size) {
+    return std::clamp(v, -1.0, static_cast<double>(size) + 1.0);
+  };
+  const double xs = clip(bb[0], w), xe = clip(bb[0] + bb[2], w);
+  const double ys = clip(bb[1], h), ye = clip(bb[1] + bb[3], h);
   return RleFrPoly({xs, ys, xs, ye, xe, ye, xe, ys}, h, w);
 }
 
@@ -322,7 +371,8 @@ std::vector<double> RleIou(const std::vector<Rle>& dt, const std::vector<Rle>& g
       }
       const std::vector<uint32_t>& A = dt[d].counts;
       const std::vector<uint32_t>& B = gt[g].counts;
-      uint32_t ca = Count(A, 0), cb = Count(B, 0), ct = 1;
+      uint32_t ca = Count(A, 0), cb = Count(B, 0);
+      uint64_t ct = 1;  // pixels left on both sides: 64 bits, ca + cb may pass 2^32
       uint64_t i = 0, u = 0;
       bool va = false, vb = false;
       size_t a = 1, b = 1;
@@ -345,6 +395,8 @@ std::vector<double> RleIou(const std::vector<Rle>& dt, const std::vector<Rle>& g
           vb = !vb;
         }
         ct += cb;
+        // Different totals (malformed): stop at the shorter mask instead of looping forever.
+        if ((!ca && a >= A.size()) || (!cb && b >= B.size())) ct = 0;
       }
       if (i == 0) {
         u = 1;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -184,6 +186,55 @@ TEST(RleTest, RleIouWithAndWithoutCrowd) {
   // Different sizes: -1 (when the boxes overlap).
   std::vector<uint8_t> big(25, 1);
   EXPECT_EQ(RleIou({RleEncode(big.data(), 5, 5)}, {ra}, {})[0], -1.0);
+}
+
+// Counts that sum to different totals (malformed; on a 65536 x 65536 image rleFrPoly wrapped
+// h * w to 0 and made such masks): cocoapi's loops, and ours before, took min(0, cb) = 0 forever
+// once one side was used up. They now stop at the shorter mask.
+TEST(RleTest, IouAndMergeOfCountsWithDifferentTotalsEnd) {
+  const Rle a = Make(10, 10, {0, 10});                          // column 0, but sums to 10, not 100
+  const Rle b = Make(10, 10, {0, 20, 80});                      // columns 0 and 1
+  EXPECT_EQ(RleIou({a}, {b}, {}), (std::vector<double>{1.0}));  // 10 / 10 up to pixel 10
+  EXPECT_EQ(RleMerge({a, b}, false).counts, (std::vector<uint32_t>{0, 10}));
+  EXPECT_EQ(RleMerge({b, a}, true).counts, (std::vector<uint32_t>{0, 10}));
+}
+
+// Pixel positions x * h + y past 2^31 (an int overflow before) on the largest grid allowed.
+TEST(RleTest, FrPolyOnTheLargestGrid) {
+  const double x = kMaxMaskSide - 5, y = kMaxMaskSide - 5;
+  const Rle r = RleFrPoly({x, y, x + 3, y, x + 3, y + 3, x, y + 3}, kMaxMaskSide, kMaxMaskSide);
+  EXPECT_EQ(RleCountSum(r), static_cast<uint64_t>(kMaxMaskSide) * kMaxMaskSide);
+  EXPECT_EQ(RleArea(r), 9u);
+  EXPECT_EQ(RleToBbox(r), (Box{x, y, 3, 3}));
+}
+
+TEST(RleTest, PolyWalkLength) {
+  EXPECT_EQ(RlePolyWalkLength({0, 0, 10, 0, 10, 10, 0, 10}),
+            4u * 51u);                                               // 4 edges of 50 steps at 5x
+  EXPECT_EQ(RlePolyWalkLength({0, 0, 4.3e8, 0, 0, 1}), UINT64_MAX);  // 5 x 4.3e8 is past INT_MAX
+  EXPECT_EQ(RlePolyWalkLength({0, 0, 1, 0, 0, std::nan("")}), UINT64_MAX);
+  EXPECT_EQ(RlePolyWalkLength({}), 0u);
+}
+
+// A box detection rasterised for segm (loadRes' polygon of its corners): a box reaching far
+// past the image gives the pixels rleFrPoly gives for it, in time and memory of the image's
+// size. A 1e8-pixel box made rleFrPoly reserve gigabytes (bad_alloc); a 1e300 one overflowed
+// the int conversion.
+TEST(RleTest, FrBboxOfBoxesFarOutsideTheImage) {
+  const int64_t h = 7, w = 9;
+  for (const Box& b : std::vector<Box>{{-50.3, -20, 70, 100.7},
+                                       {3, 2, -40, 5},
+                                       {-100, -100, 50, 50},
+                                       {2.2, 3.1, 200, 1},
+                                       {8.5, -3, 30.1, 4.2},
+                                       {0.4, 6.9, 3, -60}}) {
+    const double x1 = b[0], y1 = b[1], x2 = b[0] + b[2], y2 = b[1] + b[3];
+    EXPECT_EQ(RleFrBbox(b, h, w).counts, RleFrPoly({x1, y1, x1, y2, x2, y2, x2, y1}, h, w).counts)
+        << b[0] << " " << b[1] << " " << b[2] << " " << b[3];
+  }
+  EXPECT_EQ(RleArea(RleFrBbox({0, 0, 1e8, 1e8}, h, w)), static_cast<uint64_t>(h * w));
+  EXPECT_EQ(RleArea(RleFrBbox({-1e300, -1e300, 1e300, 2e300}, h, w)), 0u);  // ends at x = 0
+  EXPECT_EQ(RleArea(RleFrBbox({-1e300, -1e300, 2e300, 2e300}, h, w)), static_cast<uint64_t>(h * w));
 }
 
 }  // namespace

@@ -29,10 +29,21 @@ core::Json CocoScoreToJson(const CocoStats& s, IouType t, long long images, long
   return j;
 }
 
-int RunScoreCocoCommand(const ScoreCocoOptions& o, std::ostream& out) {
+int RunScoreCocoCommand(const ScoreCocoOptions& o, std::ostream& out, std::ostream& err) {
   const IouType type = ParseIouType(o.iou_type);
   const CocoDataset gt = ReadCocoDataset(o.gt_file);
-  const std::vector<Detection> dets = ReadCocoResults(o.results_file, gt);
+  std::vector<std::string> warnings;
+  const std::vector<Detection> dets = ReadCocoResults(o.results_file, gt, &warnings);
+  // A detector with the box convention wrong gets a warning for every detection; the first few
+  // show the problem.
+  constexpr size_t kMaxWarnings = 10;
+  for (size_t i = 0; i < warnings.size() && i < kMaxWarnings; ++i) {
+    err << "trainbench: warning: " << warnings[i] << "\n";
+  }
+  if (warnings.size() > kMaxWarnings) {
+    err << "trainbench: warning: " << o.results_file << ": " << warnings.size() - kMaxWarnings
+        << " more detections with such boxes\n";
+  }
   const CocoStats stats = EvaluateDetections(gt, dets, type);
   if (o.json) {
     out << CocoScoreToJson(stats, type, static_cast<long long>(gt.images.size()),

@@ -28,7 +28,9 @@ core::Json CocoScoreToJson(const CocoStats& s, IouType t, long long images, long
 
 // Reads both files, evaluates, writes the result to `out`. Returns 0; bad input (unreadable or
 // malformed file, an unknown image or category id in the results, an unknown iou type) throws
-// core::Error naming the file and the element, which the CLI maps to exit code 2.
-int RunScoreCocoCommand(const ScoreCocoOptions& o, std::ostream& out);
+// core::Error naming the file and the element, which the CLI maps to exit code 2. Detection
+// boxes pycocotools scores but that look like mistakes (ReadCocoResults) are warned about on
+// `err`, the first 10 by name and the rest counted.
+int RunScoreCocoCommand(const ScoreCocoOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace trainbench::coco

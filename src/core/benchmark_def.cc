@@ -226,13 +226,10 @@ Json ParseValue(const HyperparameterDef& h, const std::string& text) {
 
 BenchmarkDef LoadBenchmarkDef(const std::string& path) {
   Reader r(path);
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw FileError(path, 0, "cannot open benchmark definition");
-  } catch (const YAML::Exception& e) {
-    throw FileError(path, e.mark.line + 1, "invalid YAML: " + e.msg);
+  std::string open_error;
+  const YAML::Node root = LoadYamlFile(path, &open_error);
+  if (!open_error.empty()) {
+    throw FileError(path, 0, "cannot open benchmark definition: " + open_error);
   }
   if (!root.IsMap()) throw FileError(path, 0, "expected a YAML map at the top level");
   BenchmarkDef b;

@@ -70,7 +70,9 @@ struct BenchmarkDef {
   const ScaleDef& Scale(const std::string& scale) const;
 };
 
-// Throws core::Error naming the file and key (or line) on any malformed or missing field.
+// Throws core::Error naming the file and key (or line) on any malformed or missing field; the
+// file is read with LoadYamlFile (yaml_json.h), which refuses what is not a regular file, alias
+// bombs and non-string keys by line and column.
 BenchmarkDef LoadBenchmarkDef(const std::string& path);
 // All *.yaml under `dir`, sorted by name.
 std::vector<BenchmarkDef> LoadAllBenchmarks(const std::string& dir);

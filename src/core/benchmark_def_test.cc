@@ -76,6 +76,29 @@ TEST(BenchmarkDef, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(e.find("invalid YAML"), std::string::npos) << e;
 }
 
+// An alias bomb in a definition (nine lists of nine aliases of the list before, used as a
+// hyperparameter's `allowed` list) is refused by line and column before YamlToJson expands it;
+// it ran until memory ran out before (#41).
+TEST(BenchmarkDef, RefusesAnAliasBombAndADirectory) {
+  std::string bomb = "x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (int i = 1; i <= 8; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "x" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 9; ++k) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  bomb += std::string(kGood).substr(0, std::string(kGood).find("      flag:")) +
+          "      flag: {type: int, value: 1, allowed: *a8}\n";
+  const std::string p = WriteTemp("bomb.yaml", bomb);
+  EXPECT_EQ(
+      ErrorOf([&] { LoadBenchmarkDef(p); }),
+      p + ":6:10: invalid YAML: more than 100000 nodes with the aliases expanded (an alias counts "
+          "as the whole node it refers to)");
+  const std::string dir = testing::TempDir() + "/benchdef_dir.yaml";
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(ErrorOf([&] { LoadBenchmarkDef(dir); }), dir + ": is a directory, not a file");
+}
+
 TEST(BenchmarkDef, ReadsSecondaryTargetsInOrderAndRejectsBadOnes) {
   std::string head = "name: toy\nlog_name: maskrcnn\nscales:\n  mini:\n    dataset: d\n    metric: bbox_map\n"
                      "    quality_target: 0.3\n    runs_per_result: 5\n    max_epochs: 3\n";

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/paths.h"
 #include "core/strings.h"
+#include "core/yaml_json.h"
 
 namespace trainbench::core {
 
@@ -20,13 +21,12 @@ Tuning LoadTuning(const std::string& name, const std::string& benchmark, const s
   Tuning t;
   const bool is_path = name.find('/') != std::string::npos || EndsWith(name, ".yaml");
   t.path = is_path ? name : TuningsDir() + "/" + name + ".yaml";
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(t.path);
-  } catch (const YAML::BadFile&) {
-    throw FileError(t.path, 0, is_path ? "cannot open tuning file" : "no tuning named \"" + name + "\" (cannot open the file)");
-  } catch (const YAML::Exception& e) {
-    throw FileError(t.path, e.mark.line + 1, "invalid YAML: " + e.msg);
+  std::string open_error;
+  const YAML::Node root = LoadYamlFile(t.path, &open_error);
+  if (!open_error.empty()) {
+    throw FileError(t.path, 0,
+                    is_path ? "cannot open tuning file"
+                            : "no tuning named \"" + name + "\" (cannot open the file)");
   }
   if (!root.IsMap()) throw FileError(t.path, 0, "expected a YAML map at the top level");
   if (!root["name"] || !root["name"].IsScalar()) throw FileError(t.path, LineOf(root), "key \"name\": expected a string");

@@ -36,7 +36,9 @@ struct Tuning {
 };
 
 // NAME: a file path (contains '/' or ends in .yaml), or a name under <data root>/configs/tunings.
-// Throws FileError naming the file and line for unreadable YAML, a value that is not a scalar, or
+// The file is read with LoadYamlFile (yaml_json.h): a directory, FIFO or device, invalid YAML,
+// an alias bomb or a key that is not a string is a FileError naming the path (and line:column).
+// Throws FileError naming the file and line for a value that is not a scalar, or
 // a tuning without settings for `benchmark` at `scale` (it lists the ones it has), and for a
 // `launch` that is not a map of nproc / threads to positive integers.
 Tuning LoadTuning(const std::string& name, const std::string& benchmark, const std::string& scale);

@@ -102,13 +102,32 @@ TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
   EXPECT_EQ(ErrorOf(nested, "recommendation", "mini"),
             nested + ":5: benchmarks.recommendation.mini.blas_threads: expected a single value");
   const std::string broken = Write("t4.yaml", "name: x\nbenchmarks: {a: [\n");
-  EXPECT_NE(ErrorOf(broken, "a", "mini").find(broken + ":3: invalid YAML"), std::string::npos)
+  EXPECT_NE(ErrorOf(broken, "a", "mini").find(broken + ":3:1: invalid YAML"), std::string::npos)
       << ErrorOf(broken, "a", "mini");
   EXPECT_EQ(ErrorOf(testing::TempDir() + "/absent.yaml", "a", "mini"),
             testing::TempDir() + "/absent.yaml: cannot open tuning file");
   EXPECT_NE(ErrorOf("no-such-tuning", "a", "mini").find("no tuning named \"no-such-tuning\""), std::string::npos);
   EXPECT_NE(ErrorOf(Write("t5.yaml", "benchmarks: {}\n"), "a", "mini").find("key \"name\": expected a string"),
             std::string::npos);
+}
+
+// Hostile tuning files (#41): each is a core::Error naming the path (and line:column), none an
+// uncaught library exception.
+TEST(Tuning, RefusesWhatIsNotATuningFile) {
+  // A directory: yaml-cpp's LoadFile threw std::ios_base::failure (uncaught, an abort).
+  const std::string dir = testing::TempDir() + "/tuning_dir/";
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(ErrorOf(dir, "a", "mini"), dir + ": is a directory, not a file");
+  // An alias of a map as a key: as<std::string>() threw YAML::TypedBadConversion (an abort).
+  const std::string key =
+      Write("t10.yaml", "name: n\nx: &m {k: v}\nbenchmarks:\n  *m : {mini: {a: 1}}\n");
+  EXPECT_EQ(ErrorOf(key, "a", "mini"),
+            key + ":4:3: invalid YAML: a map key must be a string, not a map");
+  // Aliases are fine within the bound: one block of settings shared by two scales.
+  const std::string shared =
+      Write("t11.yaml", "name: n\nbenchmarks:\n  a:\n    mini: &s {x: 1}\n    full: *s\n");
+  EXPECT_EQ(LoadTuning(shared, "a", "full").overrides,
+            (std::map<std::string, std::string>{{"x", "1"}}));
 }
 
 // Every tuning shipped in configs/tunings names real benchmarks and scales, and each of its

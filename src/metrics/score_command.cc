@@ -1,46 +1,62 @@
 #include "metrics/score_command.h"
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
+#include <string_view>
 
 #include "core/error.h"
+#include "core/regular_file.h"
 #include "metrics/unicode.h"
 
 namespace trainbench::metrics {
 
-std::vector<std::u32string> ReadUtf8Lines(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw core::FileError(path, 0, "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::FileError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw core::FileError(path, 0, "read error");
+std::vector<std::u32string> ReadUtf8Lines(const std::string& path, std::size_t max_line_bytes) {
+  // Only regular files: a FIFO would block the open, /dev/zero never ends (it ran out of memory
+  // in one endless line before).
+  std::string why;
+  const core::UniqueFile f = core::OpenRegularFile(path, &why);
+  if (!f) throw core::FileError(path, 0, "cannot open: " + why);
   std::vector<std::u32string> lines;
-  std::size_t pos = 0;
+  std::string line;
   long line_no = 0;
-  while (pos < bytes.size()) {
-    std::size_t end = bytes.find('\n', pos);
-    if (end == std::string::npos) end = bytes.size();
-    std::string_view line(bytes.data() + pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const auto finish_line = [&]() {
     ++line_no;
+    std::string_view view(line);
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
     std::u32string decoded;
     std::size_t bad = 0;
-    if (!DecodeUtf8(line, &decoded, &bad)) {
+    if (!DecodeUtf8(view, &decoded, &bad)) {
       char hex[8];
-      std::snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned char>(line[bad]));
+      std::snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned char>(view[bad]));
       throw core::FileError(
           path, line_no,
           "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line (" + hex + ")");
     }
     lines.push_back(std::move(decoded));
-    pos = end + 1;
+    line.clear();
+  };
+  std::vector<char> buf(1 << 16);
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) {
+    std::size_t pos = 0;
+    while (pos < n) {
+      const void* nl = std::memchr(buf.data() + pos, '\n', n - pos);
+      const std::size_t end = nl ? static_cast<const char*>(nl) - buf.data() : n;
+      if (line.size() + (end - pos) > max_line_bytes) {
+        throw core::FileError(
+            path, line_no + 1,
+            "line longer than " + std::to_string(max_line_bytes) +
+                " bytes (a line is one segment: is this a line-aligned text file?)");
+      }
+      line.append(buf.data() + pos, end - pos);
+      if (nl == nullptr) break;
+      finish_line();
+      pos = end + 1;
+    }
   }
+  if (std::ferror(f.get())) throw core::FileError(path, 0, "read error");
+  if (!line.empty()) finish_line();  // a last line without '\n'
   return lines;
 }
 

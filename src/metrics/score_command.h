@@ -3,6 +3,7 @@
 // (bleu.h, docs/bleu.md), printed as sacreBLEU's line or as one JSON object.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,10 +24,17 @@ struct ScoreBleuOptions {
   bool json = false;
 };
 
+// The longest line ReadUtf8Lines reads by default: 1 MiB. A line is one segment, a sentence or
+// a paragraph (the longest in WMT test sets are a few KB); a file with a longer one is most
+// likely not a line-aligned text file, and it is refused before it fills memory.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
 // The lines of a UTF-8 text file, decoded: split at '\n' (a final '\n' ends the last line, it
-// does not start a new one), one trailing '\r' of a line dropped. A file that cannot be read
-// or a line that is not valid UTF-8 is a core::Error naming the file (and the line, 1-based).
-std::vector<std::u32string> ReadUtf8Lines(const std::string& path);
+// does not start a new one), one trailing '\r' of a line dropped. A file that cannot be read,
+// is not a regular file (a directory, FIFO or device), has a line longer than max_line_bytes or
+// a line that is not valid UTF-8 is a core::Error naming the file (and the line, 1-based).
+std::vector<std::u32string> ReadUtf8Lines(const std::string& path,
+                                          std::size_t max_line_bytes = kMaxLineBytes);
 
 // {"schema_version", "name": "BLEU", "score", "precisions", "bp", "ratio", "hyp_len",
 // "ref_len", "counts", "totals", "segments", "tokenize", "lowercase", "signature",

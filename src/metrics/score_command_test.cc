@@ -3,6 +3,7 @@
 #include "metrics/score_command.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -111,6 +112,39 @@ TEST_F(ScoreBleuCommandTest, InvalidUtf8NamesFileAndLine) {
   EXPECT_NE(e.find(o.hyp_file + ":2: invalid UTF-8 at byte 2 of the line (0xC3)"),
             std::string::npos)
       << e;
+}
+
+// Only regular files are read: /dev/zero made ReadUtf8Lines read one endless line until
+// std::bad_alloc (uncaught), and a FIFO blocks the open until a writer comes.
+TEST_F(ScoreBleuCommandTest, RefusesWhatIsNotARegularFile) {
+  const auto error_of = [](const std::string& path) -> std::string {
+    try {
+      ReadUtf8Lines(path);
+    } catch (const core::Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is a character device, not a regular file");
+  EXPECT_EQ(error_of(dir_.string()), dir_.string() + ": is a directory, not a file");
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of(fifo), fifo + ": is a FIFO (named pipe), not a regular file");
+}
+
+// A line longer than the bound is an error naming the file and the line, before it is held.
+TEST_F(ScoreBleuCommandTest, BoundsTheLineLength) {
+  const std::string path = Write("long", "12345678\nabc\n123456789\n");
+  EXPECT_EQ(ReadUtf8Lines(path, 9).size(), 3u);
+  try {
+    ReadUtf8Lines(path, 8);
+    ADD_FAILURE() << "no error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(std::string(e.what()), path +
+                                         ":3: line longer than 8 bytes (a line is one segment: is "
+                                         "this a line-aligned text file?)");
+  }
+  // The default bound, 1 MiB, is checked by tests/cli/score_bleu_test.sh.
 }
 
 TEST_F(ScoreBleuCommandTest, UnknownTokenizer) {

@@ -4,7 +4,8 @@
 # --json (12 stats, parsed by python3), a higher-scoring false positive ahead of the true
 # positive (AP 0.500, AR1 0.000: docs/coco_eval.md), --iou-type segm, and the bad inputs: a
 # missing file, a JSON syntax error, an unknown image id in the results, an unknown iou type,
-# each exit code 2 with a message naming the file.
+# JSON nested a million deep, a 65536 x 65536 image, a huge polygon, a FIFO, each exit code 2
+# with a message naming the file; warnings for implausible detection boxes.
 set -u
 TB=$1
 . "$(dirname "$0")/lib.sh"
@@ -87,5 +88,55 @@ expect_grep 'badgt\.json.*annotation id 1.*image id 3' "$W/err" "names the gt fi
 
 "$TB" score coco "$W/gt.json" "$W/perfect.json" --iou-type keypoints >"$W/out" 2>"$W/err"
 expect_rc 2 $? "unknown iou type"
+
+# Hostile input (#41), each exit code 2 naming the file and the element, or a warning.
+# 1,000,000 levels of '[' as a bbox: the error message's recursive dump overflowed the stack.
+python3 -c 'import sys; d = 1000000; sys.stdout.write(open(sys.argv[1]).read().replace("[10, 10, 50, 50]", "[" * d + "]" * d))' \
+  "$W/gt.json" > "$W/deep.json"
+"$TB" score coco "$W/deep.json" "$W/perfect.json" >"$W/out" 2>"$W/err"
+expect_rc 2 $? "deep nesting"
+expect_grep 'deep\.json: offset [0-9]+: annotations\[0\]: JSON nesting deeper than 512 levels$' "$W/err" \
+  "names the file, the offset and the element"
+[ "$(wc -c < "$W/err")" -lt 300 ] || fail "deep nesting: message of $(wc -c < "$W/err") bytes"
+
+# A 65536 x 65536 image: h * w wrapped to 0 in 32 bits and RleIou looped forever (segm).
+printf '{"images": [{"id": 1, "width": 65536, "height": 65536}], "categories": [{"id": 1}],
+ "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 100, 1, 50], "area": 50,
+                  "segmentation": {"size": [65536, 65536], "counts": [100, 50, 4294967146]}}]}\n' > "$W/big.json"
+printf '[{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]\n' > "$W/bigdet.json"
+timeout 20 "$TB" score coco "$W/big.json" "$W/bigdet.json" --iou-type segm >"$W/out" 2>"$W/err"
+expect_rc 2 $? "a 65536 x 65536 image"
+expect_grep 'big\.json: image id 1: width and height must be at most 65535, got 65536 x 65536' "$W/err" \
+  "names the file, the image and the limit"
+
+# A polygon whose 5x outline is 60 million points: vector::reserve threw std::bad_alloc.
+sed 's/"segmentation": \[\[10, 10, 60, 10, 60, 60, 10, 60\]\]/"segmentation": [[0, 0, 4e6, 0, 4e6, 4e6]]/' \
+  "$W/gt.json" > "$W/hugepoly.json"
+"$TB" score coco "$W/hugepoly.json" "$W/perfect.json" --iou-type segm >"$W/out" 2>"$W/err"
+expect_rc 2 $? "a huge polygon"
+expect_grep 'hugepoly\.json: annotation id 1 \(image id 1\): segmentation polygon 0 is too large to rasterise' \
+  "$W/err" "names the file and the annotation"
+
+# Detection boxes of negative size or far outside the image: scored as pycocotools scores them
+# (the same AP as without them: they match nothing and score below the true positive), with
+# a warning naming the file and the detection.
+printf '[{"image_id": 1, "category_id": 1, "bbox": [10, 10, 50, 50], "score": 0.9},
+ {"image_id": 1, "category_id": 1, "bbox": [60, 10, -50, 50], "score": 0.8},
+ {"image_id": 1, "category_id": 1, "bbox": [1e6, 1e6, 50, 50], "score": 0.7}]\n' > "$W/oddboxes.json"
+for t in bbox segm; do
+  timeout 20 "$TB" score coco "$W/gt.json" "$W/oddboxes.json" --iou-type $t >"$W/out" 2>"$W/err"
+  expect_rc 0 $? "odd boxes ($t)"
+  expect_grep 'IoU=0\.50:0\.95 \| area=   all \| maxDets=100 \] = 1\.000$' "$W/out" "AP 1 ($t)"
+  expect_grep '^trainbench: warning: .*oddboxes\.json: detection 1 \(image id 1\): bbox \[60\.0, 10\.0, -50\.0, 50\.0\] has a negative width or height' \
+    "$W/err" "negative size warning ($t)"
+  expect_grep '^trainbench: warning: .*oddboxes\.json: detection 2 \(image id 1\): bbox .* lies far outside its 200 x 200 image' \
+    "$W/err" "far outside warning ($t)"
+done
+
+# A FIFO as the results file: refused by name at once (the open would block).
+mkfifo "$W/fifo.json"
+timeout 20 "$TB" score coco "$W/gt.json" "$W/fifo.json" >"$W/out" 2>"$W/err"
+expect_rc 2 $? "a FIFO"
+expect_grep 'fifo\.json: is a FIFO \(named pipe\), not a regular file' "$W/err" "names the FIFO"
 
 echo "score coco: all checks passed"
