@@ -23,7 +23,7 @@ const char* KindOf(mode_t mode) {
 
 }  // namespace
 
-UniqueFile OpenRegularFile(const std::string& path, std::string* open_error) {
+UniqueFile OpenRegularFile(const std::string& path, std::string* open_error, bool allow_pipe) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -36,11 +36,12 @@ UniqueFile OpenRegularFile(const std::string& path, std::string* open_error) {
     ::close(fd);
     return nullptr;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (!S_ISREG(st.st_mode) && !(allow_pipe && S_ISFIFO(st.st_mode))) {
     ::close(fd);
     throw FileError(path, 0, KindOf(st.st_mode));
   }
-  // Regular files ignore O_NONBLOCK; clear it anyway so that stdio sees an ordinary descriptor.
+  // Regular files ignore O_NONBLOCK; a pipe's reads must block for its writer. Clear it so that
+  // stdio sees an ordinary descriptor.
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   std::FILE* f = ::fdopen(fd, "rb");

@@ -79,8 +79,8 @@ GoDatasetSummary PrepareGoMini(const std::string& dir, const GoMiniOptions& o, s
   if (fs::exists(meta)) {
     core::Json have;
     try {
-      have = core::Json::parse(core::ReadFile(meta));
-    } catch (const core::Json::exception& e) {
+      have = core::ParseJson(core::ReadFile(meta));
+    } catch (const core::JsonError& e) {
       throw core::FileError(meta, 0, std::string("not valid JSON: ") + e.what());
     }
     const std::string diff = core::JsonFirstDifference(have, want);

@@ -12,10 +12,12 @@
 namespace trainbench::metrics {
 
 std::vector<std::u32string> ReadUtf8Lines(const std::string& path, std::size_t max_line_bytes) {
-  // Only regular files: a FIFO would block the open, /dev/zero never ends (it ran out of memory
-  // in one endless line before).
+  // Regular files and pipes (`<(decoder ...)`, /dev/stdin), bounded: /dev/zero ran out of
+  // memory in one endless line before; a device is refused, a line longer than max_line_bytes
+  // or more than kMaxTextBytes in all is an error.
+  constexpr std::size_t kMaxTextBytes = std::size_t{1} << 30;
   std::string why;
-  const core::UniqueFile f = core::OpenRegularFile(path, &why);
+  const core::UniqueFile f = core::OpenRegularFile(path, &why, /*allow_pipe=*/true);
   if (!f) throw core::FileError(path, 0, "cannot open: " + why);
   std::vector<std::u32string> lines;
   std::string line;
@@ -38,7 +40,13 @@ std::vector<std::u32string> ReadUtf8Lines(const std::string& path, std::size_t m
   };
   std::vector<char> buf(1 << 16);
   std::size_t n = 0;
+  std::size_t total = 0;
   while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) {
+    total += n;
+    if (total > kMaxTextBytes) {
+      throw core::FileError(path, line_no + 1, "more than " + std::to_string(kMaxTextBytes) +
+                                                   " bytes of text (a test set is a few MB)");
+    }
     std::size_t pos = 0;
     while (pos < n) {
       const void* nl = std::memchr(buf.data() + pos, '\n', n - pos);

@@ -3,6 +3,7 @@
 #include "metrics/score_command.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -114,9 +115,9 @@ TEST_F(ScoreBleuCommandTest, InvalidUtf8NamesFileAndLine) {
       << e;
 }
 
-// Only regular files are read: /dev/zero made ReadUtf8Lines read one endless line until
-// std::bad_alloc (uncaught), and a FIFO blocks the open until a writer comes.
-TEST_F(ScoreBleuCommandTest, RefusesWhatIsNotARegularFile) {
+// Regular files and pipes are read, devices and folders are not: /dev/zero made ReadUtf8Lines
+// read one endless line until std::bad_alloc (uncaught).
+TEST_F(ScoreBleuCommandTest, RefusesWhatIsNotAFileOrAPipe) {
   const auto error_of = [](const std::string& path) -> std::string {
     try {
       ReadUtf8Lines(path);
@@ -127,9 +128,16 @@ TEST_F(ScoreBleuCommandTest, RefusesWhatIsNotARegularFile) {
   };
   EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is a character device, not a regular file");
   EXPECT_EQ(error_of(dir_.string()), dir_.string() + ": is a directory, not a file");
-  const std::string fifo = (dir_ / "fifo").string();
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(error_of(fifo), fifo + ": is a FIFO (named pipe), not a regular file");
+  // A pipe (what `score bleu REF <(decoder ...)` reads) is read to its end.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string text = "una casa\nel gato\n";
+  ASSERT_EQ(::write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fds[1]);
+  const auto lines = ReadUtf8Lines("/dev/fd/" + std::to_string(fds[0]));
+  ::close(fds[0]);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1], U"el gato");
 }
 
 // A line longer than the bound is an error naming the file and the line, before it is held.

@@ -205,10 +205,11 @@ std::string VerifyDetectionMini(const std::string& dir, const DetectionMiniOptio
   const std::string json_path = dir + "/dataset.json";
   core::Json d;
   try {
-    d = core::Json::parse(core::ReadFile(json_path));
-  } catch (const core::Json::exception& e) {
+    d = core::ParseJson(core::ReadFile(json_path));
+  } catch (const core::JsonError& e) {
     return json_path + " is not valid JSON (" + e.what() + ")";
   }
+  if (!d.is_object()) return json_path + " is not a detection_mini manifest (not a JSON object)";
   if (d.value("dataset", "") != "detection_mini")
     return json_path + " is not a detection_mini manifest";
   if (d.value("generator_version", 0) != kDetectionMiniGeneratorVersion)
@@ -243,13 +244,14 @@ DetectionPrepareResult PrepareDetectionMini(const std::string& dir, const Detect
   if (fs::exists(json_path, ec)) {
     res.rebuilt_because = VerifyDetectionMini(dir, o);
     if (res.rebuilt_because.empty()) {
-      res.dataset = core::Json::parse(core::ReadFile(json_path));
+      res.dataset = core::ParseJson(core::ReadFile(json_path));
       return res;
     }
     bool ours = false;
     try {
-      ours = core::Json::parse(core::ReadFile(json_path)).value("dataset", "") == "detection_mini";
-    } catch (const core::Json::exception&) {
+      const core::Json j = core::ParseJson(core::ReadFile(json_path));
+      ours = j.is_object() && j.value("dataset", "") == "detection_mini";
+    } catch (const core::JsonError&) {
     }
     if (!ours)
       throw core::FileError(

@@ -127,11 +127,14 @@ PrepareResult PrepareMiniTranslation(const std::string& dir, const MiniTranslati
   const std::string json_path = dir + "/dataset.json";
   if (fs::exists(json_path)) {
     try {
-      r.dataset = core::Json::parse(core::ReadFile(json_path));
-    } catch (const core::Json::exception& e) {
+      r.dataset = core::ParseJson(core::ReadFile(json_path));
+    } catch (const core::JsonError& e) {
       throw core::FileError(
           json_path, 0,
           std::string("not valid JSON (") + e.what() + "); remove the folder to rebuild it");
+    }
+    if (!r.dataset.is_object()) {
+      throw core::FileError(json_path, 0, "not a JSON object; remove the folder to rebuild it");
     }
     Verify(dir, o, r.dataset, progress);
     return r;
@@ -311,10 +314,11 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
   const std::string json_path = dir + "/dataset.json";
   if (fs::exists(json_path)) {
     try {
-      r.dataset = core::Json::parse(core::ReadFile(json_path));
-    } catch (const core::Json::exception& e) {
+      r.dataset = core::ParseJson(core::ReadFile(json_path));
+    } catch (const core::JsonError& e) {
       throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove it to rebuild the ids");
     }
+    if (!r.dataset.is_object()) throw core::FileError(json_path, 0, "not a JSON object; remove it to rebuild the ids");
     const std::string diff = core::JsonFirstDifference(options, r.dataset.value("options", core::Json::object()));
     if (!diff.empty()) {
       throw core::FileError(json_path, 0, "built with other options: " + diff + " is " + core::JsonValueAt(r.dataset["options"], diff) +
