@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/paths.h"
+#include "core/utf8.h"
 #include "core/yaml_json.h"
 
 namespace trainbench::core {
@@ -204,7 +207,13 @@ Json ParseValue(const HyperparameterDef& h, const std::string& text) {
   auto bad = [&]() {
     return Error("configuration key \"" + h.name + "\": \"" + text + "\" is not a valid " + h.type);
   };
-  if (h.type == "string") return text;
+  if (h.type == "string") {
+    // The value goes into the result log as JSON text, which must be Unicode.
+    if (auto e = FindInvalidUtf8(text)) {
+      throw Error("configuration key \"" + h.name + "\": value is not text: " + e->Message());
+    }
+    return text;
+  }
   if (h.type == "bool") {
     if (text == "true" || text == "1") return true;
     if (text == "false" || text == "0") return false;
@@ -226,11 +235,18 @@ Json ParseValue(const HyperparameterDef& h, const std::string& text) {
 
 BenchmarkDef LoadBenchmarkDef(const std::string& path) {
   Reader r(path);
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw FileError(path, 0, "cannot open benchmark definition");
+  const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  // yaml-cpp passes invalid UTF-8 through, and the values end up in result logs as JSON, whose
+  // serializer throws on it (found by benchmark_def_fuzz).
+  if (auto e = FindInvalidUtf8(text)) {
+    const auto bad = text.begin() + static_cast<std::ptrdiff_t>(e->offset);
+    throw FileError(path, 1 + std::count(text.begin(), bad, '\n'), e->Message());
+  }
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw FileError(path, 0, "cannot open benchmark definition");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw FileError(path, e.mark.line + 1, "invalid YAML: " + e.msg);
   }
