@@ -50,7 +50,10 @@ namespace {
 // Applies `--set key=value` overrides to the generator's options; throws naming the key.
 data::SyntheticRatingsOptions GeneratorOptions(const std::vector<std::string>& set) {
   data::SyntheticRatingsOptions g;
-  for (const auto& [key, v] : core::ParseOverrides(set)) {
+  for (const auto& kv : core::ParseOverrides(set)) {
+    // Not a structured binding: C++17 lambdas cannot capture one (clang refuses).
+    const std::string& key = kv.first;
+    const std::string& v = kv.second;
     try {
       size_t used = 0;
       auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
@@ -159,7 +162,9 @@ int PrepareTranslation(const PrepareOptions& o) {
 text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& set) {
   text::MiniTranslationOptions t;
   text::MiniCorpusOptions& c = t.corpus;
-  for (const auto& [key, v] : core::ParseOverrides(set)) {
+  for (const auto& kv : core::ParseOverrides(set)) {
+    const std::string& key = kv.first;
+    const std::string& v = kv.second;
     try {
       size_t used = 0;
       auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
@@ -247,7 +252,9 @@ constexpr const char* kDetectionFullDir = "/data/coco2017";
 shapes::DetectionMiniOptions DetectionOptions(const std::vector<std::string>& set) {
   shapes::DetectionMiniOptions d;
   shapes::ShapesOptions& s = d.shapes;
-  for (const auto& [key, v] : core::ParseOverrides(set)) {
+  for (const auto& kv : core::ParseOverrides(set)) {
+    const std::string& key = kv.first;
+    const std::string& v = kv.second;
     try {
       size_t used = 0;
       auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
@@ -336,7 +343,9 @@ constexpr const char* kGoFullDir = "/data/go_expert_9x9";
 int PrepareGo(const PrepareOptions& o) {
   if (o.scale == "mini") {
     go::GoMiniOptions g;
-    for (const auto& [key, v] : core::ParseOverrides(o.set)) {
+    for (const auto& kv : core::ParseOverrides(o.set)) {
+      const std::string& key = kv.first;
+      const std::string& v = kv.second;
       try {
         size_t used = 0;
         auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };

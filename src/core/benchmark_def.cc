@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/paths.h"
+#include "core/utf8.h"
 #include "core/yaml_json.h"
 
 namespace trainbench::core {
@@ -204,7 +207,13 @@ Json ParseValue(const HyperparameterDef& h, const std::string& text) {
   auto bad = [&]() {
     return Error("configuration key \"" + h.name + "\": \"" + text + "\" is not a valid " + h.type);
   };
-  if (h.type == "string") return text;
+  if (h.type == "string") {
+    // The value goes into the result log as JSON text, which must be Unicode.
+    if (auto e = FindInvalidUtf8(text)) {
+      throw Error("configuration key \"" + h.name + "\": value is not text: " + e->Message());
+    }
+    return text;
+  }
   if (h.type == "bool") {
     if (text == "true" || text == "1") return true;
     if (text == "false" || text == "0") return false;

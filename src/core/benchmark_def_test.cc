@@ -147,6 +147,19 @@ TEST(ResolveConfig, AppliesAndValidatesOverrides) {
   EXPECT_EQ(ResolveConfig(s, {{"width", "16"}}, Division::kClosed).effective["width"], 16);
 }
 
+// Found by benchmark_def_fuzz: a value that is not UTF-8 (from the file or from --set) reached
+// the result log's JSON serializer, which throws nlohmann's type_error instead of a core::Error.
+TEST(BenchmarkDef, TextThatIsNotUtf8IsAnErrorNamingTheLineOrKey) {
+  std::string p = WriteTemp("latin1.yaml",
+                            std::string(kGood) + "      extra: {type: string, value: caf\xe9}\n");
+  std::string e = ErrorOf([&] { LoadBenchmarkDef(p); });
+  EXPECT_NE(e.find(p + ":17: invalid UTF-8 at byte"), std::string::npos) << e;
+  const ScaleDef s = LoadBenchmarkDef(WriteTemp("good.yaml", kGood)).Scale("mini");
+  e = ErrorOf([&] { ResolveConfig(s, {{"opt_name", "caf\xe9"}}, Division::kOpen); });
+  EXPECT_NE(e.find("configuration key \"opt_name\": value is not text: invalid UTF-8"),
+            std::string::npos) << e;
+}
+
 TEST(BenchmarkDef, ShippedDefinitionsLoadAndTheirReferencesAreClosedCompliant) {
   for (const auto& d : LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
     for (const auto& [name, s] : d.scales) {

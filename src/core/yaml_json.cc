@@ -3,6 +3,7 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/regular_file.h"
+#include "core/utf8.h"
 
 namespace trainbench::core {
 namespace {
@@ -144,6 +146,12 @@ class ConfigYamlCheck : public YAML::EventHandler {
 }  // namespace
 
 YAML::Node LoadYamlText(const std::string& text, const std::string& source) {
+  // yaml-cpp passes invalid UTF-8 through, and definition and tuning values end up in result
+  // logs as JSON, whose serializer throws on it (found by benchmark_def_fuzz).
+  if (auto e = FindInvalidUtf8(text)) {
+    const auto bad = text.begin() + static_cast<std::ptrdiff_t>(e->offset);
+    throw FileError(source, 1 + std::count(text.begin(), bad, '\n'), e->Message());
+  }
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);

@@ -136,8 +136,24 @@ IdxArray ReadIdxFile(const std::string& path, uint32_t expected_magic) {
     total *= dim;
   }
   const int64_t data_offset = in.offset();
-  out.data.resize(static_cast<size_t>(total));
-  in.ReadExactly(out.data.data(), total, "data");
+  // The header's sizes are a claim, not the file's: the buffer grows (doubling, from 1 MiB)
+  // with the bytes that actually arrive, so a 20-byte file claiming 4 GB is "truncated data"
+  // and not a 4 GB allocation.
+  int64_t got = 0;
+  while (got < total) {
+    const int64_t n = std::min(std::max(int64_t{1} << 20, got), total - got);
+    out.data.resize(static_cast<size_t>(got + n));
+    const int64_t r = in.Read(out.data.data() + got, n);
+    got += r;
+    if (r < n) break;
+  }
+  if (got < total) {
+    std::ostringstream os;
+    os << "truncated data: expected " << total << " bytes starting at offset " << data_offset
+       << ", got " << got << " (data ends at offset " << data_offset + got << ")";
+    if (!in.zlib_error().empty()) os << "; zlib: " << in.zlib_error();
+    throw core::OffsetError(path, data_offset + got, os.str());
+  }
   uint8_t extra;
   if (in.Read(&extra, 1) != 0) {
     std::ostringstream os;
