@@ -412,12 +412,11 @@ class Parser {
   std::string path_;
 };
 
+// The configuration YAML reader (core::LoadYamlText): bounded depth and alias expansion (an
+// alias bomb in a rule file would otherwise hang `check`), string keys, UTF-8, errors as
+// file:line:column.
 YAML::Node LoadYaml(const std::string& text, const std::string& path) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw core::FileError(path, e.mark.line + 1, "invalid YAML: " + e.msg);
-  }
+  return core::LoadYamlText(text, path);
 }
 
 struct Manifest {

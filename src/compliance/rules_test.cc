@@ -104,6 +104,22 @@ TEST(ParseRuleFile, BadYamlNamesFileAndLine) {
   EXPECT_NE(e.find("invalid YAML"), std::string::npos) << e;
 }
 
+// Rule files go through the bounded configuration YAML reader: a 9 x 9 alias bomb (9^9 nodes
+// expanded) is refused by the reader itself, before any walk of the document could expand it
+// (before, the file got as far as the schema checks).
+TEST(ParseRuleFile, AnAliasBombIsRefused) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int k = 1; k < 9; ++k) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  std::string e = ParseError("schema_version: 1\n" + bomb + "rules: []\n");
+  EXPECT_NE(e.find("rules/x/common.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("with the aliases expanded"), std::string::npos) << e;
+}
+
 TEST(ParseRuleFile, UnknownCheckNamesFileLineAndKnownChecks) {
   std::string e = ParseError(
       "schema_version: 1\nrules:\n  - key: a\n    occurs: OPTIONAL\n    checks:\n"
