@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/malloc_reuse.h"
 #include "core/random.h"
+#include "workloads/registry.h"
 
 namespace trainbench::workloads {
 
@@ -133,16 +134,8 @@ torch::Device SetUpTorch(const train::RunContext& ctx) {
   // Every benchmark's definition has `malloc_reuse`; process-wide, logged by TorchProvenance.
   if (ctx.config.at("malloc_reuse").get<bool>()) core::EnableMallocReuse();
   torch::manual_seed(core::SeedFor(ctx.seed, "model"));
-  torch::Device device(torch::kCPU);
-  try {
-    device = torch::Device(ctx.device);
-  } catch (const std::exception&) {
-    throw core::Error("--device \"" + ctx.device + "\": not a device name (cpu, cuda, cuda:N)");
-  }
-  if (device.is_cuda() && !torch::cuda::is_available()) {
-    throw core::Error("--device " + ctx.device + ": this LibTorch build has no CUDA device available");
-  }
-  return device;
+  CheckDevice(ctx.device);  // the launcher's check, again for library callers
+  return torch::Device(ctx.device);
 }
 
 torch::Tensor BatchImages(const data::Batch& batch, const torch::Device& device) {
