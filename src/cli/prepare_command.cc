@@ -1,25 +1,28 @@
 // `trainbench prepare`: makes a benchmark's dataset ready, or verifies a dataset the user
-// provides. image_classification: mini uses Debian's dataset-fashion-mnist as shipped (nothing
-// to generate: the idx files are checked completely); full verifies an ImageNet folder layout.
+// provides. It takes a benchmark's name or its dataset's (workloads/benchmark_table.h says which
+// dataset each benchmark trains on; kDatasets below which function prepares it), and the folder
+// the benchmark's definition gives unless --data names one.
+// image_classification: mini uses Debian's dataset-fashion-mnist as shipped (nothing to
+// generate: the idx files are checked completely); full verifies an ImageNet folder layout.
 // recommendation: mini generates ratings.csv (and dataset.json, the generator's options) from
 // the latent-factor generator, or, when the file exists, checks that it is exactly what the
 // generator makes; full reads a MovieLens-20M ratings.csv and runs the leave-one-out split.
-// translation (no benchmark definition of its own yet, so handled before FindBenchmark): mini
-// builds the English->Spanish corpus from the fortunes and Apertium and trains SentencePiece
+// translation (the benchmarks translation and rnn_translation): mini builds the
+// English->Spanish corpus from the fortunes and Apertium and trains SentencePiece
 // (text/translation_dataset.h), or verifies a folder already built; full checks a WMT En-De
 // folder line by line.
 // go (the benchmark reinforcement_learning): mini records GNU Go self-play games as SGF
 // (go/go_dataset.h), or verifies a folder recorded before; full reads and replays an expert SGF
 // collection.
-// detection (no benchmark definition yet either, handled before FindBenchmark too): mini renders
-// the shapes dataset in the COCO 2017 layout (shapes/detection_dataset.h), or keeps a folder
-// whose dataset.json matches and rebuilds one that does not; full checks a COCO 2017 folder's
-// layout.
+// detection (object_detection and instance_segmentation): mini renders the shapes dataset in
+// the COCO 2017 layout (shapes/detection_dataset.h), or keeps a folder whose dataset.json
+// matches and rebuilds one that does not; full checks a COCO 2017 folder's layout.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/set_options.h"
 #include "core/atomic_file.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
@@ -32,6 +35,7 @@
 #include "data/synthetic_ratings.h"
 #include "go/go_dataset.h"
 #include "shapes/detection_dataset.h"
+#include "workloads/benchmark_table.h"
 #ifdef TRAINBENCH_TEXT_VIA_TOOL
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,35 +51,22 @@ namespace trainbench::cli {
 
 namespace {
 
-// Applies `--set key=value` overrides to the generator's options; throws naming the key.
+// The mini recommendation dataset's generator options (docs/datasets/recommendation_mini.md).
 data::SyntheticRatingsOptions GeneratorOptions(const std::vector<std::string>& set) {
   data::SyntheticRatingsOptions g;
-  for (const auto& kv : core::ParseOverrides(set)) {
-    // Not a structured binding: C++17 lambdas cannot capture one (clang refuses).
-    const std::string& key = kv.first;
-    const std::string& v = kv.second;
-    try {
-      size_t used = 0;
-      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      if (key == "seed") g.seed = static_cast<uint64_t>(as_int());
-      else if (key == "num_users") g.num_users = as_int();
-      else if (key == "num_items") g.num_items = as_int();
-      else if (key == "latent_dim") g.latent_dim = static_cast<int>(as_int());
-      else if (key == "affinity") g.affinity = as_double();
-      else if (key == "popularity") g.popularity = as_double();
-      else if (key == "zipf_exponent") g.zipf_exponent = as_double();
-      else if (key == "min_ratings_per_user") g.min_ratings_per_user = static_cast<int>(as_int());
-      else if (key == "median_extra_ratings") g.median_extra_ratings = as_double();
-      else if (key == "activity_sigma") g.activity_sigma = as_double();
-      else if (key == "max_ratings_per_user") g.max_ratings_per_user = static_cast<int>(as_int());
-      else throw core::Error("--set " + key + ": unknown generator option (see docs/datasets/recommendation_mini.md)");
-    } catch (const std::invalid_argument&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
-    } catch (const std::out_of_range&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
-    }
-  }
+  SetOptions("unknown generator option (see docs/datasets/recommendation_mini.md)")
+      .Int("seed", &g.seed)
+      .Int("num_users", &g.num_users)
+      .Int("num_items", &g.num_items)
+      .Int("latent_dim", &g.latent_dim)
+      .Float("affinity", &g.affinity)
+      .Float("popularity", &g.popularity)
+      .Float("zipf_exponent", &g.zipf_exponent)
+      .Int("min_ratings_per_user", &g.min_ratings_per_user)
+      .Float("median_extra_ratings", &g.median_extra_ratings)
+      .Float("activity_sigma", &g.activity_sigma)
+      .Int("max_ratings_per_user", &g.max_ratings_per_user)
+      .Apply(set);
   return g;
 }
 
@@ -116,25 +107,17 @@ int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
   return kExitOk;
 }
 
-// Default folders of the translation datasets (no benchmark definition names them yet).
-constexpr const char* kTranslationMiniDir = "{user_data}/datasets/translation_mini";
-constexpr const char* kTranslationFullDir = "/data/wmt16_en_de";
-
 #ifdef TRAINBENCH_TEXT_VIA_TOOL
 // LibTorch's libprotobuf and the protobuf that Debian's libsentencepiece embeds crash when
 // loaded into one process (duplicate descriptor registration at start-up), so a trainbench
 // linked with LibTorch does the SentencePiece work in trainbench-text, a LibTorch-free
 // executable installed next to it, with the same arguments.
-int PrepareTranslation(const PrepareOptions& o) {
+int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
   char self[PATH_MAX] = {0};
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) throw core::Error("prepare translation: cannot find this executable (/proc/self/exe)");
   const std::string tool = std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() / "trainbench-text";
-  std::vector<std::string> args = {tool, "prepare", "translation", "--scale", o.scale};
-  if (!o.data_dir.empty()) {
-    args.push_back("--data");
-    args.push_back(o.data_dir);
-  }
+  std::vector<std::string> args = {tool, "prepare", o.benchmark, "--scale", o.scale, "--data", dir};
   for (const auto& kv : o.set) {
     args.push_back("--set");
     args.push_back(kv);
@@ -158,41 +141,26 @@ int PrepareTranslation(const PrepareOptions& o) {
   throw core::Error(tool + " was killed by signal " + std::to_string(WTERMSIG(status)));
 }
 #else
-// Applies `--set key=value` to the mini translation corpus and SentencePiece options.
+// The mini translation corpus's and SentencePiece's options (docs/datasets/translation_mini.md).
 text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& set) {
   text::MiniTranslationOptions t;
   text::MiniCorpusOptions& c = t.corpus;
-  for (const auto& kv : core::ParseOverrides(set)) {
-    const std::string& key = kv.first;
-    const std::string& v = kv.second;
-    try {
-      size_t used = 0;
-      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      if (key == "seed") c.seed = static_cast<uint64_t>(as_int());
-      else if (key == "test_size") c.test_size = as_int();
-      else if (key == "max_sentences") c.max_sentences = as_int();
-      else if (key == "min_words") c.min_words = static_cast<int>(as_int());
-      else if (key == "max_words") c.max_words = static_cast<int>(as_int());
-      else if (key == "fortunes_dir") c.fortunes_dir = v;
-      else if (key == "apertium") c.apertium.command = v;
-      else if (key == "apertium_pair") c.apertium.pair = v;
-      else if (key == "apertium_chunk_lines") {
-        const long long n = as_int();
-        if (n < 1) throw core::Error("--set apertium_chunk_lines: must be at least 1");
-        c.apertium.chunk_lines = static_cast<size_t>(n);
-      }
-      else if (key == "apertium_timeout_s") c.apertium.timeout_s = as_double();
-      else if (key == "vocab_size") t.subword.vocab_size = static_cast<int>(as_int());
-      else if (key == "spm_model_type") t.subword.model_type = v;
-      else if (key == "spm_seed") t.subword.seed = static_cast<uint32_t>(as_int());
-      else throw core::Error("--set " + key + ": unknown option of the translation corpus (see docs/datasets/translation_mini.md)");
-    } catch (const std::invalid_argument&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
-    } catch (const std::out_of_range&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
-    }
-  }
+  SetOptions("unknown option of the translation corpus (see docs/datasets/translation_mini.md)")
+      .Int("seed", &c.seed)
+      .Int("test_size", &c.test_size)
+      .Int("max_sentences", &c.max_sentences)
+      .Int("min_words", &c.min_words)
+      .Int("max_words", &c.max_words)
+      .Text("fortunes_dir", &c.fortunes_dir)
+      .Text("apertium", &c.apertium.command)
+      .Text("apertium_pair", &c.apertium.pair)
+      .Int("apertium_chunk_lines", &c.apertium.chunk_lines)
+      .Float("apertium_timeout_s", &c.apertium.timeout_s)
+      .Int("vocab_size", &t.subword.vocab_size)
+      .Text("spm_model_type", &t.subword.model_type)
+      .Int("spm_seed", &t.subword.seed)
+      .Apply(set);
+  if (c.apertium.chunk_lines < 1) throw core::Error("--set apertium_chunk_lines: must be at least 1");
   if (c.min_words < 1 || c.max_words < c.min_words) throw core::Error("--set min_words/max_words: need 1 <= min_words <= max_words");
   if (c.test_size < 1) throw core::Error("--set test_size: must be at least 1");
   if (c.max_sentences < 0) throw core::Error("--set max_sentences: must be >= 0 (0: all)");
@@ -201,9 +169,8 @@ text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& 
   return t;
 }
 
-int PrepareTranslation(const PrepareOptions& o) {
+int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
   if (o.scale == "mini") {
-    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kTranslationMiniDir) : o.data_dir;
     const text::MiniTranslationOptions t = TranslationOptions(o.set);
     std::printf("translation mini: %s\n", dir.c_str());
     std::fflush(stdout);
@@ -216,7 +183,6 @@ int PrepareTranslation(const PrepareOptions& o) {
     return kExitOk;
   }
   if (o.scale == "full") {
-    const std::string dir = o.data_dir.empty() ? std::string(kTranslationFullDir) : o.data_dir;
     text::FullTranslationOptions f;
     f.subword.vocab_size = 32768;
     for (const std::string& kv : o.set) {
@@ -244,60 +210,34 @@ int PrepareTranslation(const PrepareOptions& o) {
 }
 #endif
 
-// Default folders of the detection datasets (no benchmark definition names them yet).
-constexpr const char* kDetectionMiniDir = "{user_data}/datasets/detection_mini";
-constexpr const char* kDetectionFullDir = "/data/coco2017";
-
-// Applies `--set key=value` to the mini detection dataset's options; throws naming the key.
+// The mini detection dataset's options (docs/datasets/detection_mini.md).
 shapes::DetectionMiniOptions DetectionOptions(const std::vector<std::string>& set) {
   shapes::DetectionMiniOptions d;
   shapes::ShapesOptions& s = d.shapes;
-  for (const auto& kv : core::ParseOverrides(set)) {
-    const std::string& key = kv.first;
-    const std::string& v = kv.second;
-    try {
-      size_t used = 0;
-      auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-      auto as_small = [&] {
-        const long long x = as_int();
-        if (x < INT32_MIN || x > INT32_MAX) throw std::out_of_range(v);
-        return static_cast<int>(x);
-      };
-      if (key == "seed") d.seed = static_cast<uint64_t>(as_int());
-      else if (key == "train_images") d.train_images = as_int();
-      else if (key == "val_images") d.val_images = as_int();
-      else if (key == "jpeg_quality") d.jpeg_quality = as_small();
-      else if (key == "width") s.width = as_small();
-      else if (key == "height") s.height = as_small();
-      else if (key == "min_objects") s.min_objects = as_small();
-      else if (key == "max_objects") s.max_objects = as_small();
-      else if (key == "min_size") s.min_size = as_double();
-      else if (key == "max_size") s.max_size = as_double();
-      else if (key == "max_aspect") s.max_aspect = as_double();
-      else if (key == "max_occlusion") s.max_occlusion = as_double();
-      else if (key == "min_visible_area") s.min_visible_area = as_small();
-      else if (key == "min_contrast") s.min_contrast = as_small();
-      else if (key == "noise") s.noise = as_small();
-      else if (key == "antialias") {
-        if (v == "1" || v == "true") s.antialias = true;
-        else if (v == "0" || v == "false") s.antialias = false;
-        else throw core::Error("--set antialias: \"" + v + "\" is not 0, 1, true or false");
-      }
-      else throw core::Error("--set " + key + ": unknown option of the detection dataset (see docs/datasets/detection_mini.md)");
-    } catch (const std::invalid_argument&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
-    } catch (const std::out_of_range&) {
-      throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
-    }
-  }
+  SetOptions("unknown option of the detection dataset (see docs/datasets/detection_mini.md)")
+      .Int("seed", &d.seed)
+      .Int("train_images", &d.train_images)
+      .Int("val_images", &d.val_images)
+      .Int("jpeg_quality", &d.jpeg_quality)
+      .Int("width", &s.width)
+      .Int("height", &s.height)
+      .Int("min_objects", &s.min_objects)
+      .Int("max_objects", &s.max_objects)
+      .Float("min_size", &s.min_size)
+      .Float("max_size", &s.max_size)
+      .Float("max_aspect", &s.max_aspect)
+      .Float("max_occlusion", &s.max_occlusion)
+      .Int("min_visible_area", &s.min_visible_area)
+      .Int("min_contrast", &s.min_contrast)
+      .Int("noise", &s.noise)
+      .Flag("antialias", &s.antialias)
+      .Apply(set);
   shapes::ValidateDetectionMiniOptions(d);
   return d;
 }
 
-int PrepareDetection(const PrepareOptions& o) {
+int PrepareDetection(const PrepareOptions& o, const std::string& dir) {
   if (o.scale == "mini") {
-    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kDetectionMiniDir) : o.data_dir;
     const shapes::DetectionMiniOptions d = DetectionOptions(o.set);
     std::printf("detection mini: %s\n", dir.c_str());
     std::fflush(stdout);
@@ -319,7 +259,6 @@ int PrepareDetection(const PrepareOptions& o) {
   }
   if (o.scale == "full") {
     if (!o.set.empty()) throw core::Error("prepare detection --scale full takes no --set (COCO 2017 is as released)");
-    const std::string dir = o.data_dir.empty() ? std::string(kDetectionFullDir) : o.data_dir;
     const shapes::CocoFolderCheck c = shapes::CheckCoco2017Folder(dir);
     if (!c.missing.empty()) {
       std::string what;
@@ -336,35 +275,18 @@ int PrepareDetection(const PrepareOptions& o) {
   throw core::Error("prepare detection: unknown scale \"" + o.scale + "\" (mini or full)");
 }
 
-// Default folders of the Go datasets (`prepare go`; the benchmark reinforcement_learning).
-constexpr const char* kGoMiniDir = "{user_data}/datasets/go_mini";
-constexpr const char* kGoFullDir = "/data/go_expert_9x9";
-
-int PrepareGo(const PrepareOptions& o) {
+int PrepareGo(const PrepareOptions& o, const std::string& dir) {
   if (o.scale == "mini") {
     go::GoMiniOptions g;
-    for (const auto& kv : core::ParseOverrides(o.set)) {
-      const std::string& key = kv.first;
-      const std::string& v = kv.second;
-      try {
-        size_t used = 0;
-        auto as_int = [&] { long long x = std::stoll(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-        auto as_double = [&] { double x = std::stod(v, &used); if (used != v.size()) throw std::invalid_argument(v); return x; };
-        if (key == "seed") g.seed = static_cast<uint64_t>(as_int());
-        else if (key == "games") g.games = static_cast<int>(as_int());
-        else if (key == "level") g.level = static_cast<int>(as_int());
-        else if (key == "board_size") g.size = static_cast<int>(as_int());
-        else if (key == "komi") g.komi = as_double();
-        else if (key == "threads") g.threads = static_cast<int>(as_int());
-        else if (key == "gnugo") g.gnugo = v;
-        else throw core::Error("--set " + key + ": unknown option of the Go dataset (seed, games, level, board_size, komi, threads, gnugo)");
-      } catch (const std::invalid_argument&) {
-        throw core::Error("--set " + key + ": \"" + v + "\" is not a number");
-      } catch (const std::out_of_range&) {
-        throw core::Error("--set " + key + ": \"" + v + "\" is out of range");
-      }
-    }
-    const std::string dir = o.data_dir.empty() ? core::ExpandDataPath(kGoMiniDir) : o.data_dir;
+    SetOptions("unknown option of the Go dataset (seed, games, level, board_size, komi, threads, gnugo)")
+        .Int("seed", &g.seed)
+        .Int("games", &g.games)
+        .Int("level", &g.level)
+        .Int("board_size", &g.size)
+        .Float("komi", &g.komi)
+        .Int("threads", &g.threads)
+        .Text("gnugo", &g.gnugo)
+        .Apply(o.set);
     std::printf("go mini: %s (GNU Go level %d self-play, %dx%d, komi %.1f, %d games)\n", dir.c_str(), g.level, g.size,
                 g.size, g.komi, g.games);
     std::fflush(stdout);
@@ -377,7 +299,6 @@ int PrepareGo(const PrepareOptions& o) {
   }
   if (o.scale == "full") {
     if (!o.set.empty()) throw core::Error("prepare go --scale full takes no --set (the expert collection is the user's)");
-    const std::string dir = o.data_dir.empty() ? std::string(kGoFullDir) : o.data_dir;
     const go::GoDatasetSummary r = go::CheckExpertCollection(dir, 9);
     std::printf("%s: %lld 9x9 games, %lld positions, every move legal\n", dir.c_str(), static_cast<long long>(r.games),
                 static_cast<long long>(r.positions));
@@ -387,16 +308,11 @@ int PrepareGo(const PrepareOptions& o) {
   throw core::Error("prepare go: unknown scale \"" + o.scale + "\" (mini or full)");
 }
 
-}  // namespace
-
-int RunPrepare(const PrepareOptions& o) {
-  if (o.benchmark == "go" || o.benchmark == "reinforcement_learning") return PrepareGo(o);
-  if (o.benchmark == "translation") return PrepareTranslation(o);
-  if (o.benchmark == "detection") return PrepareDetection(o);
-  core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), o.benchmark);
-  const core::ScaleDef& scale = def.Scale(o.scale);
-  const std::string dir = o.data_dir.empty() ? scale.data_dir : o.data_dir;
-  if (def.name == "image_classification" && o.scale == "mini") {
+// image_classification: mini is Debian's Fashion-MNIST as shipped (checked completely); full
+// an ImageNet folder layout.
+int PrepareImageClassification(const PrepareOptions& o, const std::string& dir) {
+  if (!o.set.empty()) throw core::Error("prepare image_classification takes no --set (the datasets are as released)");
+  if (o.scale == "mini") {
     for (const char* split : {"train", "t10k"}) {
       data::MnistSplit s = data::LoadMnistSplit(dir, split);
       std::printf("%s/%s: %lld images of %dx%d, labels ok\n", dir.c_str(), split,
@@ -405,18 +321,51 @@ int RunPrepare(const PrepareOptions& o) {
     std::printf("image_classification mini: dataset ready in %s\n", dir.c_str());
     return kExitOk;
   }
-  if (def.name == "image_classification" && o.scale == "full") {
-    for (const char* split : {"train", "val"}) {
-      data::ImageFolder f(dir + "/" + split);
-      std::printf("%s/%s: %zu classes, %lld images\n", dir.c_str(), split, f.classes().size(),
-                  static_cast<long long>(f.size()));
-    }
-    std::printf("image_classification full: dataset layout ok in %s\n", dir.c_str());
-    return kExitOk;
+  for (const char* split : {"train", "val"}) {
+    data::ImageFolder f(dir + "/" + split);
+    std::printf("%s/%s: %zu classes, %lld images\n", dir.c_str(), split, f.classes().size(),
+                static_cast<long long>(f.size()));
   }
-  if (def.name == "recommendation") return PrepareRecommendation(o, dir);
-  if (!o.set.empty()) throw core::Error("prepare " + def.name + " takes no --set");
-  throw core::Error("prepare: no preparation for " + def.name + " at scale " + o.scale + " in this build");
+  std::printf("image_classification full: dataset layout ok in %s\n", dir.c_str());
+  return kExitOk;
+}
+
+// The datasets `prepare` makes or checks, by the name workloads/benchmark_table.h gives them.
+struct DatasetRow {
+  std::string_view name;
+  int (*prepare)(const PrepareOptions& o, const std::string& dir);
+};
+constexpr DatasetRow kDatasets[] = {
+    {"image_classification", PrepareImageClassification},
+    {"detection", PrepareDetection},
+    {"recommendation", PrepareRecommendation},
+    {"translation", PrepareTranslation},
+    {"go", PrepareGo},
+};
+
+}  // namespace
+
+int RunPrepare(const PrepareOptions& o) {
+  // A benchmark's name or its dataset's; the folder, unless --data names one, is the one the
+  // benchmark's definition gives for the scale (for a dataset name: its first benchmark's).
+  const workloads::BenchmarkRow* row = workloads::FindBenchmarkRow(o.benchmark);
+  if (!row) row = workloads::FirstBenchmarkOn(o.benchmark);
+  if (!row) {
+    std::string known;
+    for (const DatasetRow& d : kDatasets) known += (known.empty() ? "" : ", ") + std::string(d.name);
+    for (const workloads::BenchmarkRow& b : workloads::kBenchmarks) {
+      if (b.name != b.dataset) known += ", " + std::string(b.name);
+    }
+    throw core::Error("prepare: unknown benchmark or dataset \"" + o.benchmark + "\" (known: " + known + ")");
+  }
+  const DatasetRow* dataset = nullptr;
+  for (const DatasetRow& d : kDatasets) {
+    if (d.name == row->dataset) dataset = &d;
+  }
+  TB_CHECK(dataset, "benchmark_table.h names dataset " << row->dataset << ", which prepare_command.cc lacks");
+  const core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), std::string(row->name));
+  const std::string dir = o.data_dir.empty() ? def.Scale(o.scale).data_dir : o.data_dir;
+  return dataset->prepare(o, dir);
 }
 
 }  // namespace trainbench::cli

@@ -3,11 +3,7 @@
 #include <torch/cuda.h>
 
 #include "core/error.h"
-#include "workloads/image_classification.h"
-#include "workloads/instance_segmentation.h"
-#include "workloads/minigo.h"
-#include "workloads/object_detection.h"
-#include "workloads/recommendation.h"
+#include "workloads/benchmark_table.h"
 #include "workloads/translation.h"
 
 namespace trainbench::workloads {
@@ -27,17 +23,28 @@ void CheckDevice(const std::string& device) {
   }
 }
 
+// The factories the table names (defined in each workload's file).
+#define TRAINBENCH_DECLARE_FACTORY(name, dataset, factory) \
+  std::unique_ptr<train::Workload> factory(const std::string& scale);
+TRAINBENCH_BENCHMARKS(TRAINBENCH_DECLARE_FACTORY)
+#undef TRAINBENCH_DECLARE_FACTORY
+
+// translation.cc serves two benchmarks, one architecture each.
+std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) { return MakeTranslation("transformer", scale); }
+std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) { return MakeTranslation("gnmt", scale); }
+
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
-  if (benchmark == "image_classification") return MakeImageClassification(scale);
-  if (benchmark == "recommendation") return MakeRecommendation(scale);
-  if (benchmark == "object_detection") return MakeObjectDetection(scale);
-  if (benchmark == "instance_segmentation") return MakeInstanceSegmentation(scale);
-  if (benchmark == "translation") return MakeTranslation("transformer", scale);
-  if (benchmark == "rnn_translation") return MakeTranslation("gnmt", scale);
-  if (benchmark == "reinforcement_learning") return MakeMiniGo(scale);
+#define TRAINBENCH_CREATE(name, dataset, factory) \
+  if (benchmark == #name) return factory(scale);
+  TRAINBENCH_BENCHMARKS(TRAINBENCH_CREATE)
+#undef TRAINBENCH_CREATE
   throw core::Error("benchmark \"" + benchmark + "\" has no implementation in this build yet");
 }
 
-std::vector<std::string> ImplementedBenchmarks() { return {"image_classification", "object_detection", "instance_segmentation", "recommendation", "translation", "rnn_translation", "reinforcement_learning"}; }
+std::vector<std::string> ImplementedBenchmarks() {
+  std::vector<std::string> names;
+  for (const BenchmarkRow& r : kBenchmarks) names.emplace_back(r.name);
+  return names;
+}
 
 }  // namespace trainbench::workloads
