@@ -1,15 +1,11 @@
 #include "data/random.h"
 
 #include "core/error.h"
+#include "core/random.h"
 
 namespace trainbench::data {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+uint64_t SplitMix64(uint64_t x) { return core::Mix64(x); }
 
 uint64_t MixSeed(std::initializer_list<uint64_t> parts) {
   uint64_t h = 0x243f6a8885a308d3ULL;  // pi

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/random.h"
 
 namespace trainbench::go {
 
@@ -14,15 +15,12 @@ constexpr int kDirs[4] = {-kStride, kStride, -1, 1};
 struct Zobrist {
   std::array<std::array<uint64_t, kPoints>, 3> keys{};
   Zobrist() {
+    // The SplitMix64 sequence: Mix64 adds the golden-ratio increment itself.
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (auto& row : keys) {
       for (auto& k : row) {
-        // splitmix64
+        k = core::Mix64(s);
         s += 0x9e3779b97f4a7c15ull;
-        uint64_t z = s;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        k = z ^ (z >> 31);
       }
     }
   }
