@@ -2,7 +2,7 @@
 # Installs what trainbench needs on Debian 12 (idempotent: does nothing when all is there).
 set -euo pipefail
 PACKAGES=(
-  build-essential cmake git pkg-config
+  build-essential cmake git pkg-config clang-format
   libtorch-dev libgloo-dev libopenblas0-pthread
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev zlib1g-dev libjpeg62-turbo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
