@@ -30,7 +30,8 @@ class ImageClassification : public train::Workload {
   explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision, torch::Device(device));
+    ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
+                   torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
@@ -60,9 +61,12 @@ class ImageClassification : public train::Workload {
     std::vector<torch::Tensor> params = model_->parameters();
     if (opts_.optimizer == ImageClassificationOptions::Optimizer::kSgd) {
       // Weight decay on every parameter, as torch.optim.SGD applies it in the reference.
-      sgd_.emplace(params, torch::optim::SGDOptions(opts_.base_lr).momentum(opts_.momentum).weight_decay(opts_.weight_decay));
+      sgd_.emplace(params, torch::optim::SGDOptions(opts_.base_lr)
+                               .momentum(opts_.momentum)
+                               .weight_decay(opts_.weight_decay));
     } else {
-      lars_.emplace(params, LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay, opts_.lars_eta, 0.0});
+      lars_.emplace(params, LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay,
+                                        opts_.lars_eta, 0.0});
     }
   }
 
@@ -86,7 +90,8 @@ class ImageClassification : public train::Workload {
       h.push_back({"opt_learning_rate_warmup_epochs", opts_.warmup_epochs});
       // The official SGD rules require the schedule's boundaries (epochs where one segment
       // ends): here warmup -> polynomial decay, and decay -> constant end_lr.
-      h.push_back({"opt_learning_rate_decay_boundary_epochs", Json::array({opts_.warmup_epochs, opts_.decay_epochs})});
+      h.push_back({"opt_learning_rate_decay_boundary_epochs",
+                   Json::array({opts_.warmup_epochs, opts_.decay_epochs})});
     }
     h.push_back({"label_smoothing", opts_.label_smoothing});
     return h;
@@ -116,8 +121,10 @@ class ImageClassification : public train::Workload {
     eval_opts.shuffle = false;
     eval_opts.last_batch = data::LastBatchPolicy::kPad;
     if (opts_.dataset == ImageClassificationOptions::Dataset::kFashionMnist) {
-      auto train = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));
-      auto test = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "t10k"));
+      auto train =
+          std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));
+      auto test =
+          std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "t10k"));
       data::FashionMnistOptions aug = data::FashionMnistTrainOptions();
       aug.crop_padding = opts_.crop_padding;
       train_set_ = std::make_shared<data::FashionMnistDataset>(train, aug);
@@ -138,9 +145,11 @@ class ImageClassification : public train::Workload {
     schedule_.base_lr = opts_.base_lr;
     schedule_.end_lr = opts_.end_lr;
     schedule_.power = opts_.poly_power;
-    schedule_.warmup_steps = static_cast<int64_t>(std::llround(opts_.warmup_epochs * steps_per_epoch));
-    schedule_.decay_steps = std::max<int64_t>(1, static_cast<int64_t>(std::llround(opts_.decay_epochs * steps_per_epoch)) -
-                                                     schedule_.warmup_steps);
+    schedule_.warmup_steps =
+        static_cast<int64_t>(std::llround(opts_.warmup_epochs * steps_per_epoch));
+    schedule_.decay_steps = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(opts_.decay_epochs * steps_per_epoch)) -
+               schedule_.warmup_steps);
   }
 
   int64_t TrainSamples() const override { return train_set_->size(); }
@@ -159,10 +168,13 @@ class ImageClassification : public train::Workload {
         AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->forward(x);
         loss = torch::nn::functional::cross_entropy(
-            logits.to(torch::kFloat), y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(opts_.label_smoothing));
+            logits.to(torch::kFloat), y,
+            torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(
+                opts_.label_smoothing));
       }
       if (sgd_) {
-        for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+        for (auto& g : sgd_->param_groups())
+          static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
         sgd_->zero_grad();
         if (Backward(loss)) sgd_->step();
       } else {
@@ -190,7 +202,8 @@ class ImageClassification : public train::Workload {
       seen += batch->num_valid;
     }
     // Each rank evaluated its shard (kPad: every sample exactly once over the ranks).
-    std::vector<double> sums = dist::AllReduceSum(*group_, {static_cast<double>(correct), static_cast<double>(seen)});
+    std::vector<double> sums =
+        dist::AllReduceSum(*group_, {static_cast<double>(correct), static_cast<double>(seen)});
     train::EvalResult r;
     r.samples = static_cast<int64_t>(sums[1]);
     r.value = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
@@ -214,7 +227,8 @@ class ImageClassification : public train::Workload {
 
   int64_t DecaySteps() const {
     int64_t steps_per_epoch = opts_.train_samples_hint / opts_.batch_size;
-    return static_cast<int64_t>(std::llround((opts_.decay_epochs - opts_.warmup_epochs) * steps_per_epoch));
+    return static_cast<int64_t>(
+        std::llround((opts_.decay_epochs - opts_.warmup_epochs) * steps_per_epoch));
   }
 
   std::string scale_;

@@ -14,8 +14,8 @@
 #include "models/neumf.h"
 #include "workloads/fused_adam.h"
 #include "workloads/lazy_adam.h"
-#include "workloads/recommendation_options.h"
 #include "workloads/ranking_metrics.h"
+#include "workloads/recommendation_options.h"
 #include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
@@ -25,7 +25,8 @@ namespace {
 using core::Json;
 
 torch::Tensor ToLongTensor(const std::vector<int32_t>& v, const torch::Device& device) {
-  auto t = torch::from_blob(const_cast<int32_t*>(v.data()), {static_cast<int64_t>(v.size())}, torch::kInt32);
+  auto t = torch::from_blob(const_cast<int32_t*>(v.data()), {static_cast<int64_t>(v.size())},
+                            torch::kInt32);
   return t.to(device, torch::kInt64);
 }
 
@@ -42,9 +43,12 @@ class Recommendation : public train::Workload {
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
     opts_ = RecommendationOptions::FromConfig(c, scale_);
-    if (opts_.blas_threads > 0 && !SetBlasThreads(opts_.blas_threads)) blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
+    if (opts_.blas_threads > 0 && !SetBlasThreads(opts_.blas_threads))
+      blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     scorer_options_.fused_gather(opts_.eval_fused_gather);
-    scorer_options_.mlp_dtype(opts_.eval_mlp_dtype == RecommendationOptions::EvalMlpDtype::kBf16 ? torch::kBFloat16 : torch::kFloat32);
+    scorer_options_.mlp_dtype(opts_.eval_mlp_dtype == RecommendationOptions::EvalMlpDtype::kBf16
+                                  ? torch::kBFloat16
+                                  : torch::kFloat32);
     // Intra-op threads per phase (0: the run's --threads). Small training GEMMs can run faster
     // on fewer threads than the evaluation's large batches (docs/performance.md).
     train_threads_ = opts_.train_threads;
@@ -90,8 +94,9 @@ class Recommendation : public train::Workload {
     const std::string path = data::RatingsCsvPath(ctx_.data_dir);
     data::LeaveOneOutOptions lo;
     lo.min_ratings = opts_.min_ratings;
-    lo.sparse_users = opts_.sparse_users == RecommendationOptions::SparseUsers::kError ? data::SparseUserPolicy::kError
-                                                                                       : data::SparseUserPolicy::kDrop;
+    lo.sparse_users = opts_.sparse_users == RecommendationOptions::SparseUsers::kError
+                          ? data::SparseUserPolicy::kError
+                          : data::SparseUserPolicy::kDrop;
     lo.eval_negatives = opts_.eval_negatives;
     lo.eval_seed = opts_.eval_seed;
     lo.threads = std::max(1, ctx_.threads);
@@ -121,11 +126,12 @@ class Recommendation : public train::Workload {
     group_ = RunGroup(ctx_);
     std::vector<torch::Tensor> sparse;
     if (lazy) {
-      sparse = {model_->mf_user_embed->weight, model_->mf_item_embed->weight, model_->mlp_user_embed->weight,
-                model_->mlp_item_embed->weight};
+      sparse = {model_->mf_user_embed->weight, model_->mf_item_embed->weight,
+                model_->mlp_user_embed->weight, model_->mlp_item_embed->weight};
     }
     reducer_ = MakeDataParallel(group_, *model_, sparse);
-    const double lr = opts_.base_lr, beta1 = opts_.adam_beta1, beta2 = opts_.adam_beta2, eps = opts_.adam_epsilon;
+    const double lr = opts_.base_lr, beta1 = opts_.adam_beta1, beta2 = opts_.adam_beta2,
+                 eps = opts_.adam_epsilon;
     if (lazy) {
       lazy_adam_.emplace(model_->parameters(), LazyAdamOptions{lr, beta1, beta2, eps});
     } else if (opts_.fused_optimizer) {
@@ -136,7 +142,8 @@ class Recommendation : public train::Workload {
     }
 
     // Evaluation candidates, [users, 1 + eval_negatives]: column 0 the held-out positive.
-    candidates_ = ToLongTensor(data_.EvalCandidates(), device_).view({data_.num_users, 1 + opts_.eval_negatives});
+    candidates_ = ToLongTensor(data_.EvalCandidates(), device_)
+                      .view({data_.num_users, 1 + opts_.eval_negatives});
     data_.eval_negative_items.clear();
     data_.eval_negative_items.shrink_to_fit();
   }
@@ -159,14 +166,16 @@ class Recommendation : public train::Workload {
     torch::Tensor users = ToLongTensor(examples_.users, device_);
     torch::Tensor items = ToLongTensor(examples_.items, device_);
     torch::Tensor labels =
-        torch::from_blob(examples_.labels.data(), {examples_.size()}, torch::kFloat32).to(device_, torch::kFloat32, false, true);
+        torch::from_blob(examples_.labels.data(), {examples_.size()}, torch::kFloat32)
+            .to(device_, torch::kFloat32, false, true);
     const int64_t n = examples_.size();
     const int64_t w = ctx_.world_size, r = ctx_.rank;
     for (int64_t b = 0; b < n; b += opts_.batch_size) {
       const int64_t len = std::min(opts_.batch_size, n - b);
       // This rank's share of the global batch.
       const int64_t lo = b + len * r / w, hi = b + len * (r + 1) / w;
-      torch::Tensor u = users.slice(0, lo, hi), i = items.slice(0, lo, hi), y = labels.slice(0, lo, hi);
+      torch::Tensor u = users.slice(0, lo, hi), i = items.slice(0, lo, hi),
+                    y = labels.slice(0, lo, hi);
       torch::Tensor logits = model_->forward(u, i);
       torch::Tensor loss = torch::binary_cross_entropy_with_logits(logits, y);
       // Scaled so that the average over the ranks is the mean over the whole global batch, even
@@ -202,16 +211,19 @@ class Recommendation : public train::Workload {
     const int64_t nu = data_.num_users, c = candidates_.size(1);
     const int64_t chunk = std::max<int64_t>(1, opts_.eval_batch_pairs / c);
     // This rank's users: a contiguous share; the sums are reduced over the ranks below.
-    const int64_t first = nu * ctx_.rank / ctx_.world_size, last = nu * (ctx_.rank + 1) / ctx_.world_size;
+    const int64_t first = nu * ctx_.rank / ctx_.world_size,
+                  last = nu * (ctx_.rank + 1) / ctx_.world_size;
     RankingSums sums;
     const models::NeuMFScorer scorer(model_, scorer_options_);
     for (int64_t b = first; b < last; b += chunk) {
       const int64_t e = std::min(last, b + chunk);
-      torch::Tensor users = torch::arange(b, e, torch::TensorOptions().dtype(torch::kInt64).device(device_));
+      torch::Tensor users =
+          torch::arange(b, e, torch::TensorOptions().dtype(torch::kInt64).device(device_));
       torch::Tensor scores = scorer.Score(users, candidates_.slice(0, b, e));
       AccumulateRanking(scores, opts_.topk, &sums);
     }
-    std::vector<double> total = dist::AllReduceSum(*group_, {sums.hits, sums.ndcg, static_cast<double>(sums.users)});
+    std::vector<double> total =
+        dist::AllReduceSum(*group_, {sums.hits, sums.ndcg, static_cast<double>(sums.users)});
     const double users = total[2];
     train::EvalResult res;
     res.samples = static_cast<int64_t>(users);
@@ -253,7 +265,8 @@ class Recommendation : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeRecommendation(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("recommendation has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("recommendation has no scale \"" + scale + "\"");
   return std::make_unique<Recommendation>(scale);
 }
 

@@ -34,12 +34,14 @@ using Arch = TranslationOptions::Architecture;
 
 class Translation : public train::Workload {
  public:
-  Translation(std::string arch, std::string scale) : arch_(std::move(arch)), scale_(std::move(scale)) {}
+  Translation(std::string arch, std::string scale)
+      : arch_(std::move(arch)), scale_(std::move(scale)) {}
 
   const char* DataParallelBatchKey() const override { return "batch_tokens"; }
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision, torch::Device(device));
+    ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
+                   torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
@@ -93,7 +95,8 @@ class Translation : public train::Workload {
     reducer_ = MakeDataParallel(group_, *module_);
     if (opts_.fused_optimizer) {
       fused_adam_.emplace(module_->parameters(),
-                          FusedAdamOptions{opts_.base_lr, opts_.adam_beta1, opts_.adam_beta2, opts_.adam_epsilon, 0.0});
+                          FusedAdamOptions{opts_.base_lr, opts_.adam_beta1, opts_.adam_beta2,
+                                           opts_.adam_epsilon, 0.0});
     } else {
       adam_.emplace(module_->parameters(), torch::optim::AdamOptions(opts_.base_lr)
                                                .betas({opts_.adam_beta1, opts_.adam_beta2})
@@ -114,7 +117,9 @@ class Translation : public train::Workload {
         {"opt_gradient_clip_norm", opts_.grad_clip_norm},
         {"model_hp_label_smoothing", opts_.label_smoothing},
         // Training pairs longer than this (either side, eos included) are left out (LoadData).
-        {core::keys::kMaxSequenceLength, opts_.max_train_length, {{core::keys::kMdMethod, "discard"}}},
+        {core::keys::kMaxSequenceLength,
+         opts_.max_train_length,
+         {{core::keys::kMdMethod, "discard"}}},
         {"model_hp_vocab_size", opts_.vocab_size},
         {"eval_hp_beam_size", beam_.beam},
         {"eval_hp_len_norm_factor", beam_.length_alpha},
@@ -174,17 +179,21 @@ class Translation : public train::Workload {
   void LoadData() override {
     const std::string dir = ctx_.data_dir + "/";
     const std::string vocab_path = dir + opts_.vocab_file, train_ids = dir + opts_.train_ids_file,
-                      test_ids = dir + opts_.test_ids_file, test_target = dir + opts_.test_target_file;
+                      test_ids = dir + opts_.test_ids_file,
+                      test_target = dir + opts_.test_target_file;
     vocab_ = std::make_unique<text::PieceVocabulary>(text::PieceVocabulary::Load(vocab_path));
     if (vocab_->size() != opts_.vocab_size) {
-      throw core::FileError(vocab_path, 0, "holds " + std::to_string(vocab_->size()) + " pieces; configuration key \"vocab_size\" is " +
-                                               std::to_string(opts_.vocab_size));
+      throw core::FileError(vocab_path, 0,
+                            "holds " + std::to_string(vocab_->size()) +
+                                " pieces; configuration key \"vocab_size\" is " +
+                                std::to_string(opts_.vocab_size));
     }
     text::IdCorpus train = text::ReadIdCorpus(train_ids, static_cast<int>(opts_.vocab_size));
     // Pairs longer than max_train_length pieces (either side, eos included) are left out of
     // training, as the references filter by length; they are counted and logged.
     for (size_t i = 0; i < train.size(); ++i) {
-      const int64_t s = static_cast<int64_t>(train.source[i].size()) + 1, t = static_cast<int64_t>(train.target[i].size()) + 1;
+      const int64_t s = static_cast<int64_t>(train.source[i].size()) + 1,
+                    t = static_cast<int64_t>(train.target[i].size()) + 1;
       if (s > opts_.max_train_length || t > opts_.max_train_length) {
         ++dropped_long_;
         continue;
@@ -194,22 +203,27 @@ class Translation : public train::Workload {
       lengths_.push_back({static_cast<int32_t>(s), static_cast<int32_t>(t)});
     }
     if (train_.size() == 0) {
-      throw core::FileError(train_ids, 0, "no pair fits max_train_length " + std::to_string(opts_.max_train_length));
+      throw core::FileError(
+          train_ids, 0, "no pair fits max_train_length " + std::to_string(opts_.max_train_length));
     }
     test_ = text::ReadIdCorpus(test_ids, static_cast<int>(opts_.vocab_size));
     text::ParallelCorpus refs = text::ReadParallelCorpus(dir + opts_.test_source_file, test_target);
     if (refs.size() != test_.size()) {
-      throw core::FileError(test_ids, 0, "holds " + std::to_string(test_.size()) + " pairs but " + test_target + " has " +
-                                             std::to_string(refs.size()) + " lines");
+      throw core::FileError(test_ids, 0,
+                            "holds " + std::to_string(test_.size()) + " pairs but " + test_target +
+                                " has " + std::to_string(refs.size()) + " lines");
     }
     references_ = std::move(refs.target);
     // Evaluation order: by source length (less padding); rank r decodes every W-th sentence.
     std::vector<int32_t> order(test_.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return test_.source[static_cast<size_t>(a)].size() < test_.source[static_cast<size_t>(b)].size();
+      return test_.source[static_cast<size_t>(a)].size() <
+             test_.source[static_cast<size_t>(b)].size();
     });
-    for (size_t i = static_cast<size_t>(ctx_.rank); i < order.size(); i += static_cast<size_t>(ctx_.world_size)) eval_order_.push_back(order[i]);
+    for (size_t i = static_cast<size_t>(ctx_.rank); i < order.size();
+         i += static_cast<size_t>(ctx_.world_size))
+      eval_order_.push_back(order[i]);
     batching_.max_tokens = opts_.batch_tokens / ctx_.world_size;
     batching_.shuffle = true;
     batching_.seed = core::SeedFor(ctx_.seed, "data");
@@ -221,7 +235,8 @@ class Translation : public train::Workload {
   train::LoggedEvents LoggedDataFacts() const override {
     int64_t tokens = 0;
     for (const auto& l : lengths_) tokens += l.target;
-    return {{"trainbench_train_target_tokens", tokens}, {"trainbench_train_pairs_too_long", dropped_long_}};
+    return {{"trainbench_train_target_tokens", tokens},
+            {"trainbench_train_pairs_too_long", dropped_long_}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
@@ -232,7 +247,8 @@ class Translation : public train::Workload {
     for (size_t s = 0; s < steps; ++s) {
       const auto& mine = all[s * W + static_cast<size_t>(ctx_.rank)];
       int64_t global_sentences = 0;
-      for (size_t r = 0; r < W; ++r) global_sentences += static_cast<int64_t>(all[s * W + r].size());
+      for (size_t r = 0; r < W; ++r)
+        global_sentences += static_cast<int64_t>(all[s * W + r].size());
       std::vector<const std::vector<int32_t>*> src, tgt;
       for (int32_t i : mine) {
         src.push_back(&train_.source[static_cast<size_t>(i)]);
@@ -246,8 +262,11 @@ class Translation : public train::Workload {
         AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
         loss = torch::nn::functional::cross_entropy(
-            logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), b.tgt_out.to(device_).reshape({-1}),
-            torch::nn::functional::CrossEntropyFuncOptions().ignore_index(models::kPadId).label_smoothing(opts_.label_smoothing));
+            logits.reshape({-1, logits.size(-1)}).to(torch::kFloat),
+            b.tgt_out.to(device_).reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions()
+                .ignore_index(models::kPadId)
+                .label_smoothing(opts_.label_smoothing));
       }
       ++step_;
       const double lr = LearningRate(step_);
@@ -255,7 +274,8 @@ class Translation : public train::Workload {
         fused_adam_->set_lr(lr);
         fused_adam_->ZeroGrad();
       } else {
-        for (auto& g : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+        for (auto& g : adam_->param_groups())
+          static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
         adam_->zero_grad();
       }
       if (reducer_) reducer_->Prepare();
@@ -263,7 +283,8 @@ class Translation : public train::Workload {
       if (reducer_) reducer_->Finish();
       // fp16: unscaled first (the clip sees true gradients); a step with inf/NaN is skipped.
       const bool apply = !scaler_ || scaler_->UnscaleAndUpdate(module_->parameters());
-      if (apply && opts_.grad_clip_norm > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), opts_.grad_clip_norm);
+      if (apply && opts_.grad_clip_norm > 0)
+        torch::nn::utils::clip_grad_norm_(module_->parameters(), opts_.grad_clip_norm);
       if (apply && fused_adam_) fused_adam_->Step();
       if (apply && adam_) adam_->step();
       if (!ReportStep(control, loss, step_, 10, global_sentences)) return;
@@ -279,7 +300,8 @@ class Translation : public train::Workload {
     for (size_t start = 0; start < eval_order_.size(); start += eval_batch) {
       const size_t end = std::min(eval_order_.size(), start + eval_batch);
       std::vector<const std::vector<int32_t>*> src;
-      for (size_t i = start; i < end; ++i) src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
+      for (size_t i = start; i < end; ++i)
+        src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
       std::vector<std::vector<int32_t>> hyps;
       {
         AutocastScope autocast(device_, precision_);
@@ -287,12 +309,14 @@ class Translation : public train::Workload {
       }
       for (size_t i = start; i < end; ++i) {
         const std::string text = vocab_->Decode(hyps[i - start]);
-        bleu.Add(core::DecodeUtf8(text), core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
+        bleu.Add(core::DecodeUtf8(text),
+                 core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
       }
     }
     // BLEU's sufficient statistics are sums over sentences: add the ranks' and score once.
     const metrics::BleuStats& st = bleu.stats();
-    std::vector<double> v = {static_cast<double>(st.hyp_len), static_cast<double>(st.ref_len), static_cast<double>(bleu.segments())};
+    std::vector<double> v = {static_cast<double>(st.hyp_len), static_cast<double>(st.ref_len),
+                             static_cast<double>(bleu.segments())};
     for (int n = 0; n < metrics::kBleuMaxOrder; ++n) {
       v.push_back(static_cast<double>(st.matches[static_cast<size_t>(n)]));
       v.push_back(static_cast<double>(st.totals[static_cast<size_t>(n)]));
@@ -322,7 +346,8 @@ class Translation : public train::Workload {
   // inverse_sqrt, the reference's schedule): base_lr * min(step / warmup, sqrt(warmup / step)).
   // GNMT: linear warmup, then constant.
   double LearningRate(int64_t step) const {
-    const double s = static_cast<double>(step), w = static_cast<double>(std::max<int64_t>(1, opts_.warmup_steps));
+    const double s = static_cast<double>(step),
+                 w = static_cast<double>(std::max<int64_t>(1, opts_.warmup_steps));
     if (opts_.arch == Arch::kTransformer) return opts_.base_lr * std::min(s / w, std::sqrt(w / s));
     return opts_.base_lr * std::min(1.0, s / w);
   }
@@ -352,8 +377,10 @@ class Translation : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch, const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("translation has no scale \"" + scale + "\"");
+std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch,
+                                                 const std::string& scale) {
+  if (scale != "mini" && scale != "full")
+    throw core::Error("translation has no scale \"" + scale + "\"");
   return std::make_unique<Translation>(arch, scale);
 }
 
