@@ -14,6 +14,7 @@
 #include "data/image_folder.h"
 #include "data/imagenet_dataset.h"
 #include "models/resnet.h"
+#include "workloads/image_classification_options.h"
 #include "workloads/lars.h"
 #include "workloads/lr_schedule.h"
 #include "workloads/torch_util.h"
@@ -29,101 +30,86 @@ class ImageClassification : public train::Workload {
   explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+    ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
+                   torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    batch_size_ = c.at("batch_size").get<int64_t>();
-    opt_name_ = c.at("opt_name").get<std::string>();
-    base_lr_ = c.at("base_lr").get<double>();
-    end_lr_ = c.at("end_lr").get<double>();
-    momentum_ = c.at("momentum").get<double>();
-    weight_decay_ = c.at("weight_decay").get<double>();
-    warmup_epochs_ = c.at("warmup_epochs").get<double>();
-    decay_epochs_ = c.at("decay_epochs").get<double>();
-    poly_power_ = c.at("poly_power").get<double>();
-    lars_eta_ = c.at("lars_eta").get<double>();
-    label_smoothing_ = c.at("label_smoothing").get<double>();
-    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
-    channels_last_ = c.at("channels_last").get<bool>();
-    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
+    opts_ = ImageClassificationOptions::FromConfig(c, scale_);
+    precision_ = ParsePrecision(opts_.precision, device_);
+    if (opts_.blas_threads > 0 && !SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
-    if (scale_ == "mini") {
-      int64_t w = c.at("width").get<int64_t>();
-      int64_t blocks = c.at("blocks_per_stage").get<int64_t>();
-      model_ = models::ResNet(models::ResNetOptions()
-                                  .in_channels(1)
-                                  .num_classes(10)
-                                  .bottleneck(false)
-                                  .imagenet_stem(false)
-                                  .blocks({blocks, blocks, blocks})
-                                  .widths({w, 2 * w, 4 * w}));
-      train_samples_hint_ = 60000;
-    } else {
-      model_ = models::ResNet(models::ResNet50Options(c.at("num_classes").get<int64_t>())
-                                  .zero_init_residual(c.at("zero_init_residual").get<bool>()));
-      train_samples_hint_ = 1281167;
-    }
+    model_ = models::ResNet(models::ResNetOptions()
+                                .in_channels(opts_.in_channels)
+                                .num_classes(opts_.num_classes)
+                                .bottleneck(opts_.bottleneck)
+                                .imagenet_stem(opts_.imagenet_stem)
+                                .blocks(opts_.blocks)
+                                .widths(opts_.widths)
+                                .zero_init_residual(opts_.zero_init_residual));
     model_->to(device_);
-    if (channels_last_) ToChannelsLast(*model_);
+    if (opts_.channels_last) ToChannelsLast(*model_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
     group_ = RunGroup(ctx);
     train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     // BatchNorm statistics stay per rank (model_bn_span = the per-rank batch), as in the reference.
     reducer_ = MakeDataParallel(group_, *model_);
     std::vector<torch::Tensor> params = model_->parameters();
-    if (opt_name_ == "sgd") {
+    if (opts_.optimizer == ImageClassificationOptions::Optimizer::kSgd) {
       // Weight decay on every parameter, as torch.optim.SGD applies it in the reference.
-      sgd_.emplace(params, torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_));
-    } else if (opt_name_ == "lars") {
-      lars_.emplace(params, LarsOptions{base_lr_, momentum_, weight_decay_, lars_eta_, 0.0});
+      sgd_.emplace(params, torch::optim::SGDOptions(opts_.base_lr)
+                               .momentum(opts_.momentum)
+                               .weight_decay(opts_.weight_decay));
     } else {
-      throw core::Error("configuration key \"opt_name\": unknown optimizer \"" + opt_name_ + "\"");
+      lars_.emplace(params, LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay,
+                                        opts_.lars_eta, 0.0});
     }
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
-    const std::string p = opt_name_ == "lars" ? "lars_opt_" : "sgd_opt_";
+    const bool lars = opts_.optimizer == ImageClassificationOptions::Optimizer::kLars;
+    const std::string p = lars ? "lars_opt_" : "sgd_opt_";
     train::LoggedEvents h = {
-        {"opt_name", opt_name_},
-        {p + "base_learning_rate", base_lr_},
-        {p + "end_learning_rate", end_lr_},
-        {p + "learning_rate_decay_poly_power", poly_power_},
+        {"opt_name", ImageClassificationOptions::OptimizerName(opts_.optimizer)},
+        {p + "base_learning_rate", opts_.base_lr},
+        {p + "end_learning_rate", opts_.end_lr},
+        {p + "learning_rate_decay_poly_power", opts_.poly_power},
         {p + "learning_rate_decay_steps", DecaySteps()},
-        {p + "weight_decay", weight_decay_},
-        {p + "momentum", momentum_},
-        {"model_bn_span", batch_size_ / ctx_.world_size},
+        {p + "weight_decay", opts_.weight_decay},
+        {p + "momentum", opts_.momentum},
+        {"model_bn_span", opts_.batch_size / ctx_.world_size},
     };
-    if (opt_name_ == "lars") {
+    if (lars) {
       h.push_back({"lars_epsilon", 0.0});
-      h.push_back({"lars_opt_learning_rate_warmup_epochs", warmup_epochs_});
+      h.push_back({"lars_opt_learning_rate_warmup_epochs", opts_.warmup_epochs});
     } else {
-      h.push_back({"opt_learning_rate_warmup_epochs", warmup_epochs_});
+      h.push_back({"opt_learning_rate_warmup_epochs", opts_.warmup_epochs});
       // The official SGD rules require the schedule's boundaries (epochs where one segment
       // ends): here warmup -> polynomial decay, and decay -> constant end_lr.
-      h.push_back({"opt_learning_rate_decay_boundary_epochs", Json::array({warmup_epochs_, decay_epochs_})});
+      h.push_back({"opt_learning_rate_decay_boundary_epochs",
+                   Json::array({opts_.warmup_epochs, opts_.decay_epochs})});
     }
-    h.push_back({"label_smoothing", label_smoothing_});
+    h.push_back({"label_smoothing", opts_.label_smoothing});
     return h;
   }
 
-  int64_t GlobalBatchSize() const override { return batch_size_; }
+  int64_t GlobalBatchSize() const override { return opts_.batch_size; }
 
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
     j["precision"] = PrecisionName(precision_);
-    j["channels_last"] = channels_last_;
+    j["channels_last"] = opts_.channels_last;
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
   }
 
   void LoadData() override {
     data::BatchLoaderOptions train_opts;
-    train_opts.batch_size = batch_size_ / ctx_.world_size;
+    train_opts.batch_size = opts_.batch_size / ctx_.world_size;
     train_opts.shuffle = true;
     train_opts.seed = core::SeedFor(ctx_.seed, "data");
     train_opts.rank = ctx_.rank;
@@ -131,14 +117,16 @@ class ImageClassification : public train::Workload {
     train_opts.last_batch = data::LastBatchPolicy::kDrop;
     train_opts.num_workers = ctx_.loader_threads;
     data::BatchLoaderOptions eval_opts = train_opts;
-    eval_opts.batch_size = scale_ == "mini" ? 1000 : 100;
+    eval_opts.batch_size = opts_.eval_batch_size;
     eval_opts.shuffle = false;
     eval_opts.last_batch = data::LastBatchPolicy::kPad;
-    if (scale_ == "mini") {
-      auto train = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));
-      auto test = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "t10k"));
+    if (opts_.dataset == ImageClassificationOptions::Dataset::kFashionMnist) {
+      auto train =
+          std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));
+      auto test =
+          std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "t10k"));
       data::FashionMnistOptions aug = data::FashionMnistTrainOptions();
-      aug.crop_padding = static_cast<int>(ctx_.config.at("crop_padding").get<int64_t>());
+      aug.crop_padding = opts_.crop_padding;
       train_set_ = std::make_shared<data::FashionMnistDataset>(train, aug);
       eval_set_ = std::make_shared<data::FashionMnistDataset>(test, data::FashionMnistOptions());
     } else {
@@ -154,12 +142,14 @@ class ImageClassification : public train::Workload {
     train_loader_ = std::make_unique<data::BatchLoader>(train_set_, train_opts);
     eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, eval_opts);
     const int64_t steps_per_epoch = train_loader_->num_batches();
-    schedule_.base_lr = base_lr_;
-    schedule_.end_lr = end_lr_;
-    schedule_.power = poly_power_;
-    schedule_.warmup_steps = static_cast<int64_t>(std::llround(warmup_epochs_ * steps_per_epoch));
-    schedule_.decay_steps = std::max<int64_t>(1, static_cast<int64_t>(std::llround(decay_epochs_ * steps_per_epoch)) -
-                                                     schedule_.warmup_steps);
+    schedule_.base_lr = opts_.base_lr;
+    schedule_.end_lr = opts_.end_lr;
+    schedule_.power = opts_.poly_power;
+    schedule_.warmup_steps =
+        static_cast<int64_t>(std::llround(opts_.warmup_epochs * steps_per_epoch));
+    schedule_.decay_steps = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(opts_.decay_epochs * steps_per_epoch)) -
+               schedule_.warmup_steps);
   }
 
   int64_t TrainSamples() const override { return train_set_->size(); }
@@ -178,10 +168,13 @@ class ImageClassification : public train::Workload {
         AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->forward(x);
         loss = torch::nn::functional::cross_entropy(
-            logits.to(torch::kFloat), y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing_));
+            logits.to(torch::kFloat), y,
+            torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(
+                opts_.label_smoothing));
       }
       if (sgd_) {
-        for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+        for (auto& g : sgd_->param_groups())
+          static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
         sgd_->zero_grad();
         if (Backward(loss)) sgd_->step();
       } else {
@@ -209,7 +202,8 @@ class ImageClassification : public train::Workload {
       seen += batch->num_valid;
     }
     // Each rank evaluated its shard (kPad: every sample exactly once over the ranks).
-    std::vector<double> sums = dist::AllReduceSum(*group_, {static_cast<double>(correct), static_cast<double>(seen)});
+    std::vector<double> sums =
+        dist::AllReduceSum(*group_, {static_cast<double>(correct), static_cast<double>(seen)});
     train::EvalResult r;
     r.samples = static_cast<int64_t>(sums[1]);
     r.value = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
@@ -228,12 +222,13 @@ class ImageClassification : public train::Workload {
 
   torch::Tensor Input(const data::Batch& batch) const {
     torch::Tensor x = BatchImages(batch, device_);
-    return channels_last_ ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+    return opts_.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
   }
 
   int64_t DecaySteps() const {
-    int64_t steps_per_epoch = train_samples_hint_ / batch_size_;
-    return static_cast<int64_t>(std::llround((decay_epochs_ - warmup_epochs_) * steps_per_epoch));
+    int64_t steps_per_epoch = opts_.train_samples_hint / opts_.batch_size;
+    return static_cast<int64_t>(
+        std::llround((opts_.decay_epochs - opts_.warmup_epochs) * steps_per_epoch));
   }
 
   std::string scale_;
@@ -245,15 +240,11 @@ class ImageClassification : public train::Workload {
   std::optional<torch::optim::SGD> sgd_;
   std::optional<Lars> lars_;
   std::optional<LossScaler> scaler_;
+  ImageClassificationOptions opts_;
   torch::Dtype precision_ = torch::kFloat32;
-  bool channels_last_ = false;
   std::string blas_note_;
   PolyWarmupSchedule schedule_;
   int64_t step_ = 0;
-  int64_t batch_size_ = 0, train_samples_hint_ = 0;
-  std::string opt_name_;
-  double base_lr_ = 0, end_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_epochs_ = 0, decay_epochs_ = 0,
-         poly_power_ = 2, lars_eta_ = 0, label_smoothing_ = 0;
   std::shared_ptr<data::Dataset> train_set_, eval_set_;
   std::unique_ptr<data::BatchLoader> train_loader_, eval_loader_;
 };

@@ -22,6 +22,7 @@
 #include "text/vocab.h"
 #include "workloads/fused_adam.h"
 #include "workloads/torch_util.h"
+#include "workloads/translation_options.h"
 
 namespace trainbench::workloads {
 
@@ -29,111 +30,97 @@ namespace {
 
 using core::Json;
 
-// The files of a dataset folder the workload reads, per scale.
-struct Layout {
-  std::string train_ids, test_ids, test_source, test_target, vocab;
-};
-
-Layout LayoutFor(const std::string& dir, const std::string& scale) {
-  if (scale == "mini") return {dir + "/train.ids", dir + "/test.ids", dir + "/test.en", dir + "/test.es", dir + "/spm.vocab"};
-  return {dir + "/train.ids", dir + "/newstest2014.ids", dir + "/newstest2014.en", dir + "/newstest2014.de", dir + "/spm.vocab"};
-}
+using Arch = TranslationOptions::Architecture;
 
 class Translation : public train::Workload {
  public:
-  Translation(std::string arch, std::string scale) : arch_(std::move(arch)), scale_(std::move(scale)) {}
+  Translation(std::string arch, std::string scale)
+      : arch_(std::move(arch)), scale_(std::move(scale)) {}
 
   const char* DataParallelBatchKey() const override { return "batch_tokens"; }
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+    ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
+                   torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
+    opts_ = TranslationOptions::FromConfig(c, arch_, scale_);
+    precision_ = ParsePrecision(opts_.precision, device_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
-    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0 && !SetBlasThreads(static_cast<int>(bt))) {
+    if (opts_.blas_threads > 0 && !SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
-    vocab_size_ = c.at("vocab_size").get<int64_t>();
-    batch_tokens_ = c.at("batch_tokens").get<int64_t>();
-    base_lr_ = c.at("base_lr").get<double>();
-    warmup_steps_ = c.at("warmup_steps").get<int64_t>();
-    beta1_ = c.at("adam_beta1").get<double>();
-    beta2_ = c.at("adam_beta2").get<double>();
-    epsilon_ = c.at("adam_epsilon").get<double>();
-    label_smoothing_ = c.at("label_smoothing").get<double>();
-    grad_clip_ = c.at("grad_clip_norm").get<double>();
-    max_train_length_ = c.at("max_train_length").get<int64_t>();
-    eval_batch_ = c.at("eval_batch_sentences").get<int64_t>();
-    beam_.beam = c.at("beam_size").get<int64_t>();
-    beam_.length_alpha = c.at("len_norm_factor").get<double>();
-    beam_.length_const = c.at("len_norm_const").get<double>();
-    beam_.coverage_beta = c.at("cov_penalty_factor").get<double>();
-    beam_.max_len_a = c.at("max_decode_len_a").get<double>();
-    beam_.max_len_b = c.at("max_decode_len_b").get<int64_t>();
-    bleu_.tokenize = metrics::ParseBleuTokenize(c.at("bleu_tokenize").get<std::string>());
-    bleu_.lowercase = c.at("bleu_lowercase").get<bool>();
+    beam_.beam = opts_.beam_size;
+    beam_.length_alpha = opts_.len_norm_factor;
+    beam_.length_const = opts_.len_norm_const;
+    beam_.coverage_beta = opts_.cov_penalty_factor;
+    beam_.max_len_a = opts_.max_decode_len_a;
+    beam_.max_len_b = opts_.max_decode_len_b;
+    bleu_.tokenize = opts_.bleu_tokenize;
+    bleu_.lowercase = opts_.bleu_lowercase;
     train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
-    if (arch_ == "transformer") {
-      const int64_t layers = c.at("layers").get<int64_t>();
-      auto o = models::TransformerOptions(vocab_size_)
-                   .d_model(c.at("d_model").get<int64_t>())
-                   .heads(c.at("heads").get<int64_t>())
-                   .ffn_dim(c.at("ffn_dim").get<int64_t>())
-                   .encoder_layers(layers)
-                   .decoder_layers(layers)
-                   .dropout(c.at("dropout").get<double>())
-                   .attention_dropout(c.at("attention_dropout").get<double>())
-                   .relu_dropout(c.at("relu_dropout").get<double>())
-                   .max_positions(std::max<int64_t>(1024, 2 * max_train_length_ + 64));
+    if (opts_.arch == Arch::kTransformer) {
+      auto o = models::TransformerOptions(opts_.vocab_size)
+                   .d_model(opts_.d_model)
+                   .heads(opts_.heads)
+                   .ffn_dim(opts_.ffn_dim)
+                   .encoder_layers(opts_.layers)
+                   .decoder_layers(opts_.layers)
+                   .dropout(opts_.dropout)
+                   .attention_dropout(opts_.attention_dropout)
+                   .relu_dropout(opts_.relu_dropout)
+                   .max_positions(std::max<int64_t>(1024, 2 * opts_.max_train_length + 64));
       models::Transformer t(o);
       module_ = t.ptr();
       model_ = t.ptr().get();
-    } else if (arch_ == "gnmt") {
-      auto o = models::GNMTOptions(vocab_size_)
-                   .hidden_size(c.at("hidden_size").get<int64_t>())
-                   .num_layers(c.at("layers").get<int64_t>())
-                   .dropout(c.at("dropout").get<double>())
+    } else {
+      auto o = models::GNMTOptions(opts_.vocab_size)
+                   .hidden_size(opts_.hidden_size)
+                   .num_layers(opts_.layers)
+                   .dropout(opts_.dropout)
                    .share_embedding(true)
-                   .init_weight(c.at("init_weight").get<double>())
-                   .attention_scale_init(c.at("attention_scale_init").get<double>())
-                   .fused_lstm(c.at("fused_lstm").get<bool>());
+                   .init_weight(opts_.init_weight)
+                   .attention_scale_init(opts_.attention_scale_init)
+                   .fused_lstm(opts_.fused_lstm);
       models::GNMT g(o);
       module_ = g.ptr();
       model_ = g.ptr().get();
-    } else {
-      throw core::Error("translation: unknown architecture \"" + arch_ + "\"");
     }
     module_->to(device_);
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *module_);
-    if (c.at("fused_optimizer").get<bool>()) {
-      fused_adam_.emplace(module_->parameters(), FusedAdamOptions{base_lr_, beta1_, beta2_, epsilon_, 0.0});
+    if (opts_.fused_optimizer) {
+      fused_adam_.emplace(module_->parameters(),
+                          FusedAdamOptions{opts_.base_lr, opts_.adam_beta1, opts_.adam_beta2,
+                                           opts_.adam_epsilon, 0.0});
     } else {
-      adam_.emplace(module_->parameters(),
-                    torch::optim::AdamOptions(base_lr_).betas({beta1_, beta2_}).eps(epsilon_));
+      adam_.emplace(module_->parameters(), torch::optim::AdamOptions(opts_.base_lr)
+                                               .betas({opts_.adam_beta1, opts_.adam_beta2})
+                                               .eps(opts_.adam_epsilon));
     }
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
-    const Json& c = ctx_.config;
+    const bool transformer = opts_.arch == Arch::kTransformer;
     train::LoggedEvents h = {
         {"opt_name", "adam"},
-        {"opt_base_learning_rate", base_lr_},
-        {"opt_adam_beta_1", beta1_},
-        {"opt_adam_beta_2", beta2_},
-        {"opt_adam_epsilon", epsilon_},
-        {"opt_learning_rate_warmup_steps", warmup_steps_},
-        {"opt_learning_rate_schedule", arch_ == "transformer" ? "inverse_sqrt" : "warmup_constant"},
-        {"opt_gradient_clip_norm", grad_clip_},
-        {"model_hp_label_smoothing", label_smoothing_},
+        {"opt_base_learning_rate", opts_.base_lr},
+        {"opt_adam_beta_1", opts_.adam_beta1},
+        {"opt_adam_beta_2", opts_.adam_beta2},
+        {"opt_adam_epsilon", opts_.adam_epsilon},
+        {"opt_learning_rate_warmup_steps", opts_.warmup_steps},
+        {"opt_learning_rate_schedule", transformer ? "inverse_sqrt" : "warmup_constant"},
+        {"opt_gradient_clip_norm", opts_.grad_clip_norm},
+        {"model_hp_label_smoothing", opts_.label_smoothing},
         // Training pairs longer than this (either side, eos included) are left out (LoadData).
-        {core::keys::kMaxSequenceLength, max_train_length_, {{core::keys::kMdMethod, "discard"}}},
-        {"model_hp_vocab_size", vocab_size_},
+        {core::keys::kMaxSequenceLength,
+         opts_.max_train_length,
+         {{core::keys::kMdMethod, "discard"}}},
+        {"model_hp_vocab_size", opts_.vocab_size},
         {"eval_hp_beam_size", beam_.beam},
         {"eval_hp_len_norm_factor", beam_.length_alpha},
         {"eval_hp_len_norm_const", beam_.length_const},
@@ -143,7 +130,7 @@ class Translation : public train::Workload {
         {"eval_hp_bleu_tokenize", metrics::BleuTokenizeName(bleu_.tokenize)},
         {"eval_hp_bleu_lowercase", bleu_.lowercase},
     };
-    if (arch_ == "gnmt") {
+    if (!transformer) {
       // The official closed GNMT keys (training_0.7.0/closed_gnmt.yaml) name the reference's
       // schedule: an exponential warmup (its "alternative" warmup function) over warmup steps,
       // then decay_steps multiplications by decay_factor, decay_interval steps apart, from
@@ -155,46 +142,59 @@ class Translation : public train::Workload {
       const Json no_decay = {{"trainbench_schedule", "linear warmup, then constant: no decay"}};
       h.push_back({k::kOptLrAltWarmupFunc, false, {{"trainbench_warmup", "linear"}}});
       h.push_back({k::kOptLrAltDecayFunc, false, no_decay});
-      h.push_back({k::kOptLrRemainSteps, warmup_steps_, no_decay});
+      h.push_back({k::kOptLrRemainSteps, opts_.warmup_steps, no_decay});
       h.push_back({k::kOptLrDecayInterval, 0, no_decay});
       h.push_back({k::kOptLrDecaySteps, 0, no_decay});
       h.push_back({k::kOptLrDecayFactor, 1.0, no_decay});
     }
-    if (arch_ == "transformer") {
-      for (const char* k : {"d_model", "heads", "ffn_dim", "layers", "dropout", "attention_dropout", "relu_dropout"}) {
-        h.push_back({std::string("model_hp_") + k, c.at(k)});
-      }
+    // The configured values as they are (integers stay integers, floats floats).
+    if (transformer) {
+      h.push_back({"model_hp_d_model", opts_.d_model});
+      h.push_back({"model_hp_heads", opts_.heads});
+      h.push_back({"model_hp_ffn_dim", opts_.ffn_dim});
+      h.push_back({"model_hp_layers", opts_.layers});
+      h.push_back({"model_hp_dropout", opts_.dropout});
+      h.push_back({"model_hp_attention_dropout", opts_.attention_dropout});
+      h.push_back({"model_hp_relu_dropout", opts_.relu_dropout});
     } else {
-      for (const char* k : {"hidden_size", "layers", "dropout", "init_weight", "attention_scale_init"}) {
-        h.push_back({std::string("model_hp_") + k, c.at(k)});
-      }
+      h.push_back({"model_hp_hidden_size", opts_.hidden_size});
+      h.push_back({"model_hp_layers", opts_.layers});
+      h.push_back({"model_hp_dropout", opts_.dropout});
+      h.push_back({"model_hp_init_weight", opts_.init_weight});
+      h.push_back({"model_hp_attention_scale_init", opts_.attention_scale_init});
     }
     return h;
   }
 
-  int64_t GlobalBatchSize() const override { return batch_tokens_; }
+  int64_t GlobalBatchSize() const override { return opts_.batch_tokens; }
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
     j["precision"] = PrecisionName(precision_);
     j["fused_optimizer"] = fused_adam_.has_value();
-    if (arch_ == "gnmt") j["fused_lstm"] = ctx_.config.at("fused_lstm").get<bool>();
+    if (opts_.arch == Arch::kGnmt) j["fused_lstm"] = opts_.fused_lstm;
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
   }
 
   void LoadData() override {
-    const Layout l = LayoutFor(ctx_.data_dir, scale_);
-    vocab_ = std::make_unique<text::PieceVocabulary>(text::PieceVocabulary::Load(l.vocab));
-    if (vocab_->size() != vocab_size_) {
-      throw core::FileError(l.vocab, 0, "holds " + std::to_string(vocab_->size()) + " pieces; configuration key \"vocab_size\" is " +
-                                            std::to_string(vocab_size_));
+    const std::string dir = ctx_.data_dir + "/";
+    const std::string vocab_path = dir + opts_.vocab_file, train_ids = dir + opts_.train_ids_file,
+                      test_ids = dir + opts_.test_ids_file,
+                      test_target = dir + opts_.test_target_file;
+    vocab_ = std::make_unique<text::PieceVocabulary>(text::PieceVocabulary::Load(vocab_path));
+    if (vocab_->size() != opts_.vocab_size) {
+      throw core::FileError(vocab_path, 0,
+                            "holds " + std::to_string(vocab_->size()) +
+                                " pieces; configuration key \"vocab_size\" is " +
+                                std::to_string(opts_.vocab_size));
     }
-    text::IdCorpus train = text::ReadIdCorpus(l.train_ids, static_cast<int>(vocab_size_));
+    text::IdCorpus train = text::ReadIdCorpus(train_ids, static_cast<int>(opts_.vocab_size));
     // Pairs longer than max_train_length pieces (either side, eos included) are left out of
     // training, as the references filter by length; they are counted and logged.
     for (size_t i = 0; i < train.size(); ++i) {
-      const int64_t s = static_cast<int64_t>(train.source[i].size()) + 1, t = static_cast<int64_t>(train.target[i].size()) + 1;
-      if (s > max_train_length_ || t > max_train_length_) {
+      const int64_t s = static_cast<int64_t>(train.source[i].size()) + 1,
+                    t = static_cast<int64_t>(train.target[i].size()) + 1;
+      if (s > opts_.max_train_length || t > opts_.max_train_length) {
         ++dropped_long_;
         continue;
       }
@@ -202,22 +202,29 @@ class Translation : public train::Workload {
       train_.target.push_back(std::move(train.target[i]));
       lengths_.push_back({static_cast<int32_t>(s), static_cast<int32_t>(t)});
     }
-    if (train_.size() == 0) throw core::FileError(l.train_ids, 0, "no pair fits max_train_length " + std::to_string(max_train_length_));
-    test_ = text::ReadIdCorpus(l.test_ids, static_cast<int>(vocab_size_));
-    text::ParallelCorpus refs = text::ReadParallelCorpus(l.test_source, l.test_target);
+    if (train_.size() == 0) {
+      throw core::FileError(
+          train_ids, 0, "no pair fits max_train_length " + std::to_string(opts_.max_train_length));
+    }
+    test_ = text::ReadIdCorpus(test_ids, static_cast<int>(opts_.vocab_size));
+    text::ParallelCorpus refs = text::ReadParallelCorpus(dir + opts_.test_source_file, test_target);
     if (refs.size() != test_.size()) {
-      throw core::FileError(l.test_ids, 0, "holds " + std::to_string(test_.size()) + " pairs but " + l.test_target + " has " +
-                                               std::to_string(refs.size()) + " lines");
+      throw core::FileError(test_ids, 0,
+                            "holds " + std::to_string(test_.size()) + " pairs but " + test_target +
+                                " has " + std::to_string(refs.size()) + " lines");
     }
     references_ = std::move(refs.target);
     // Evaluation order: by source length (less padding); rank r decodes every W-th sentence.
     std::vector<int32_t> order(test_.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return test_.source[static_cast<size_t>(a)].size() < test_.source[static_cast<size_t>(b)].size();
+      return test_.source[static_cast<size_t>(a)].size() <
+             test_.source[static_cast<size_t>(b)].size();
     });
-    for (size_t i = static_cast<size_t>(ctx_.rank); i < order.size(); i += static_cast<size_t>(ctx_.world_size)) eval_order_.push_back(order[i]);
-    batching_.max_tokens = batch_tokens_ / ctx_.world_size;
+    for (size_t i = static_cast<size_t>(ctx_.rank); i < order.size();
+         i += static_cast<size_t>(ctx_.world_size))
+      eval_order_.push_back(order[i]);
+    batching_.max_tokens = opts_.batch_tokens / ctx_.world_size;
     batching_.shuffle = true;
     batching_.seed = core::SeedFor(ctx_.seed, "data");
   }
@@ -228,7 +235,8 @@ class Translation : public train::Workload {
   train::LoggedEvents LoggedDataFacts() const override {
     int64_t tokens = 0;
     for (const auto& l : lengths_) tokens += l.target;
-    return {{"trainbench_train_target_tokens", tokens}, {"trainbench_train_pairs_too_long", dropped_long_}};
+    return {{"trainbench_train_target_tokens", tokens},
+            {"trainbench_train_pairs_too_long", dropped_long_}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
@@ -239,7 +247,8 @@ class Translation : public train::Workload {
     for (size_t s = 0; s < steps; ++s) {
       const auto& mine = all[s * W + static_cast<size_t>(ctx_.rank)];
       int64_t global_sentences = 0;
-      for (size_t r = 0; r < W; ++r) global_sentences += static_cast<int64_t>(all[s * W + r].size());
+      for (size_t r = 0; r < W; ++r)
+        global_sentences += static_cast<int64_t>(all[s * W + r].size());
       std::vector<const std::vector<int32_t>*> src, tgt;
       for (int32_t i : mine) {
         src.push_back(&train_.source[static_cast<size_t>(i)]);
@@ -253,8 +262,11 @@ class Translation : public train::Workload {
         AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
         loss = torch::nn::functional::cross_entropy(
-            logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), b.tgt_out.to(device_).reshape({-1}),
-            torch::nn::functional::CrossEntropyFuncOptions().ignore_index(models::kPadId).label_smoothing(label_smoothing_));
+            logits.reshape({-1, logits.size(-1)}).to(torch::kFloat),
+            b.tgt_out.to(device_).reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions()
+                .ignore_index(models::kPadId)
+                .label_smoothing(opts_.label_smoothing));
       }
       ++step_;
       const double lr = LearningRate(step_);
@@ -262,7 +274,8 @@ class Translation : public train::Workload {
         fused_adam_->set_lr(lr);
         fused_adam_->ZeroGrad();
       } else {
-        for (auto& g : adam_->param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+        for (auto& g : adam_->param_groups())
+          static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
         adam_->zero_grad();
       }
       if (reducer_) reducer_->Prepare();
@@ -270,7 +283,8 @@ class Translation : public train::Workload {
       if (reducer_) reducer_->Finish();
       // fp16: unscaled first (the clip sees true gradients); a step with inf/NaN is skipped.
       const bool apply = !scaler_ || scaler_->UnscaleAndUpdate(module_->parameters());
-      if (apply && grad_clip_ > 0) torch::nn::utils::clip_grad_norm_(module_->parameters(), grad_clip_);
+      if (apply && opts_.grad_clip_norm > 0)
+        torch::nn::utils::clip_grad_norm_(module_->parameters(), opts_.grad_clip_norm);
       if (apply && fused_adam_) fused_adam_->Step();
       if (apply && adam_) adam_->step();
       if (!ReportStep(control, loss, step_, 10, global_sentences)) return;
@@ -282,10 +296,12 @@ class Translation : public train::Workload {
     module_->eval();
     torch::NoGradGuard no_grad;
     metrics::CorpusBleu bleu(bleu_);
-    for (size_t start = 0; start < eval_order_.size(); start += static_cast<size_t>(eval_batch_)) {
-      const size_t end = std::min(eval_order_.size(), start + static_cast<size_t>(eval_batch_));
+    const size_t eval_batch = static_cast<size_t>(opts_.eval_batch_sentences);
+    for (size_t start = 0; start < eval_order_.size(); start += eval_batch) {
+      const size_t end = std::min(eval_order_.size(), start + eval_batch);
       std::vector<const std::vector<int32_t>*> src;
-      for (size_t i = start; i < end; ++i) src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
+      for (size_t i = start; i < end; ++i)
+        src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
       std::vector<std::vector<int32_t>> hyps;
       {
         AutocastScope autocast(device_, precision_);
@@ -293,12 +309,14 @@ class Translation : public train::Workload {
       }
       for (size_t i = start; i < end; ++i) {
         const std::string text = vocab_->Decode(hyps[i - start]);
-        bleu.Add(core::DecodeUtf8(text), core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
+        bleu.Add(core::DecodeUtf8(text),
+                 core::DecodeUtf8(references_[static_cast<size_t>(eval_order_[i])]));
       }
     }
     // BLEU's sufficient statistics are sums over sentences: add the ranks' and score once.
     const metrics::BleuStats& st = bleu.stats();
-    std::vector<double> v = {static_cast<double>(st.hyp_len), static_cast<double>(st.ref_len), static_cast<double>(bleu.segments())};
+    std::vector<double> v = {static_cast<double>(st.hyp_len), static_cast<double>(st.ref_len),
+                             static_cast<double>(bleu.segments())};
     for (int n = 0; n < metrics::kBleuMaxOrder; ++n) {
       v.push_back(static_cast<double>(st.matches[static_cast<size_t>(n)]));
       v.push_back(static_cast<double>(st.totals[static_cast<size_t>(n)]));
@@ -328,9 +346,10 @@ class Translation : public train::Workload {
   // inverse_sqrt, the reference's schedule): base_lr * min(step / warmup, sqrt(warmup / step)).
   // GNMT: linear warmup, then constant.
   double LearningRate(int64_t step) const {
-    const double s = static_cast<double>(step), w = static_cast<double>(std::max<int64_t>(1, warmup_steps_));
-    if (arch_ == "transformer") return base_lr_ * std::min(s / w, std::sqrt(w / s));
-    return base_lr_ * std::min(1.0, s / w);
+    const double s = static_cast<double>(step),
+                 w = static_cast<double>(std::max<int64_t>(1, opts_.warmup_steps));
+    if (opts_.arch == Arch::kTransformer) return opts_.base_lr * std::min(s / w, std::sqrt(w / s));
+    return opts_.base_lr * std::min(1.0, s / w);
   }
 
   std::string arch_, scale_, blas_note_;
@@ -343,10 +362,9 @@ class Translation : public train::Workload {
   std::optional<torch::optim::Adam> adam_;
   std::optional<FusedAdam> fused_adam_;
   std::optional<LossScaler> scaler_;
+  TranslationOptions opts_;
   torch::Dtype precision_ = torch::kFloat32;
-  int64_t vocab_size_ = 0, batch_tokens_ = 0, warmup_steps_ = 0, max_train_length_ = 0, eval_batch_ = 0, step_ = 0;
-  int64_t dropped_long_ = 0;
-  double base_lr_ = 0, beta1_ = 0, beta2_ = 0, epsilon_ = 0, label_smoothing_ = 0, grad_clip_ = 0;
+  int64_t step_ = 0, dropped_long_ = 0;
   models::BeamSearchOptions beam_;
   metrics::BleuOptions bleu_;
   std::unique_ptr<text::PieceVocabulary> vocab_;
@@ -359,8 +377,10 @@ class Translation : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch, const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("translation has no scale \"" + scale + "\"");
+std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch,
+                                                 const std::string& scale) {
+  if (scale != "mini" && scale != "full")
+    throw core::Error("translation has no scale \"" + scale + "\"");
   return std::make_unique<Translation>(arch, scale);
 }
 
