@@ -48,15 +48,18 @@ std::vector<RowGeometry> Geometry(const data::Batch& batch) {
   std::vector<RowGeometry> g(static_cast<size_t>(batch.size));
   for (int64_t r = 0; r < batch.size; ++r) {
     const float* e = batch.extra.data() + r * batch.extra_floats;
-    g[static_cast<size_t>(r)] = {static_cast<int64_t>(e[0]), static_cast<int64_t>(e[1]), e[2] != 0.f};
+    g[static_cast<size_t>(r)] = {static_cast<int64_t>(e[0]), static_cast<int64_t>(e[1]),
+                                 e[2] != 0.f};
   }
   return g;
 }
 
 // The batch's images cropped to its largest image rounded up to `divisibility` (the reference's
 // collator pads each batch only that far), and each image's true size; NHWC when channels_last.
-std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch, const std::vector<RowGeometry>& g,
-                                                          int64_t divisibility, const torch::Device& device,
+std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch,
+                                                          const std::vector<RowGeometry>& g,
+                                                          int64_t divisibility,
+                                                          const torch::Device& device,
                                                           bool channels_last) {
   models::ImageSizes sizes;
   int64_t h = 1, w = 1;
@@ -67,12 +70,14 @@ std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& bat
   }
   h = std::min<int64_t>(RoundUpTo(h, divisibility), batch.shape.height);
   w = std::min<int64_t>(RoundUpTo(w, divisibility), batch.shape.width);
-  torch::Tensor all = torch::from_blob(const_cast<float*>(batch.data.data()),
-                                       {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
+  torch::Tensor all = torch::from_blob(
+      const_cast<float*>(batch.data.data()),
+      {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
   return {all.narrow(2, 0, h)
               .narrow(3, 0, w)
               .to(device, torch::kFloat32, false, true)
-              .contiguous(channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous),
+              .contiguous(channels_last ? torch::MemoryFormat::ChannelsLast
+                                        : torch::MemoryFormat::Contiguous),
           sizes};
 }
 
@@ -103,7 +108,8 @@ class InstanceSegmentation : public train::Workload {
     train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     models::MaskRcnnOptions mo;
     if (opts_.model == MaskRcnnModel::kMini) {
-      mo = models::MiniMaskRcnnOptions(d.num_classes, input_.max_size, d.width, d.blocks_per_stage, opts_.fpn_channels);
+      mo = models::MiniMaskRcnnOptions(d.num_classes, input_.max_size, d.width, d.blocks_per_stage,
+                                       opts_.fpn_channels);
     } else {
       mo = models::MaskRcnnR50FpnOptions(d.num_classes);
     }
@@ -128,15 +134,21 @@ class InstanceSegmentation : public train::Workload {
     for (const auto& p : model_->named_parameters()) {
       if (!p.value().requires_grad()) continue;
       const std::string& k = p.key();
-      (k.size() >= 4 && k.compare(k.size() - 4, 4, "bias") == 0 ? biases : weights).push_back(p.value());
+      (k.size() >= 4 && k.compare(k.size() - 4, 4, "bias") == 0 ? biases : weights)
+          .push_back(p.value());
     }
     std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(weights, std::make_unique<torch::optim::SGDOptions>(
-                                     torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay)));
+    groups.emplace_back(
+        weights,
+        std::make_unique<torch::optim::SGDOptions>(
+            torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay)));
     groups.emplace_back(biases, std::make_unique<torch::optim::SGDOptions>(
-                                    torch::optim::SGDOptions(d.base_lr * opts_.bias_lr_factor).momentum(d.momentum).weight_decay(0)));
+                                    torch::optim::SGDOptions(d.base_lr * opts_.bias_lr_factor)
+                                        .momentum(d.momentum)
+                                        .weight_decay(0)));
     sgd_.emplace(std::move(groups), torch::optim::SGDOptions(d.base_lr));
-    sampling_rng_ = data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
+    sampling_rng_ =
+        data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
@@ -151,7 +163,8 @@ class InstanceSegmentation : public train::Workload {
         {"opt_bias_weight_decay", 0.0},
         {"opt_learning_rate_warmup_steps", opts_.warmup_steps},
         {"opt_learning_rate_warmup_factor", opts_.warmup_factor},
-        {"opt_learning_rate_decay_boundary_epochs", Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
+        {"opt_learning_rate_decay_boundary_epochs",
+         Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
         {"opt_learning_rate_decay_factor", d.lr_decay_factor},
         {"model_bn_span", d.batch_size / ctx_.world_size},
         // The official closed keys (training_0.7.0/closed_maskrcnn.yaml): the RPN's proposals kept
@@ -198,14 +211,16 @@ class InstanceSegmentation : public train::Workload {
 
   void LoadData() override {
     const CocoFiles f = FilesOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(f.train_json, f.train_images, true, true));
+    auto train = std::make_shared<const DetectionSplit>(
+        LoadDetectionSplit(f.train_json, f.train_images, true, true));
     eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(f.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
+    eval_split_ = std::make_shared<const DetectionSplit>(
+        MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
     const int64_t num_classes = opts_.detection.num_classes;
     if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
       throw core::Error(f.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes) +
-                        " (categories + background)");
+                        " categories, but configuration key \"num_classes\" is " +
+                        std::to_string(num_classes) + " (categories + background)");
     }
     if (eval_split_->category_ids != train->category_ids) {
       throw core::Error(f.val_json + ": its categories differ from " + f.train_json + "'s");
@@ -243,10 +258,11 @@ class InstanceSegmentation : public train::Workload {
       if (epoch <= 0) return nullptr;
       return StepAtEpoch(epoch, steps_per_epoch_);
     };
-    return {{core::keys::kOptLrDecaySteps,
-             Json::array({step_of(opts_.detection.lr_decay_epoch_1), step_of(opts_.detection.lr_decay_epoch_2)})},
-            {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
-            {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+    return {
+        {core::keys::kOptLrDecaySteps, Json::array({step_of(opts_.detection.lr_decay_epoch_1),
+                                                    step_of(opts_.detection.lr_decay_epoch_2)})},
+        {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+        {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
@@ -254,11 +270,14 @@ class InstanceSegmentation : public train::Workload {
     train_loader_->StartEpoch(epoch);
     while (auto batch = train_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
+      auto [images, sizes] =
+          CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
       std::vector<models::MaskRcnnTarget> targets;
       targets.reserve(g.size());
       for (int64_t r = 0; r < batch->size; ++r) {
-        const DetectionImage& im = train_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        const DetectionImage& im =
+            train_split_
+                ->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
         const RowGeometry& rg = g[static_cast<size_t>(r)];
         MaskRcnnTargetData t = MakeMaskRcnnTarget(im, rg.height, rg.width, rg.flipped);
         targets.push_back({t.boxes.to(device_), t.labels.to(device_), t.masks.to(device_)});
@@ -289,14 +308,16 @@ class InstanceSegmentation : public train::Workload {
     eval_loader_->StartEpoch(0);
     while (auto batch = eval_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
+      auto [images, sizes] =
+          CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
       std::vector<models::MaskRcnnDetections> dets;
       {
         AutocastScope autocast(device_, precision_);
         dets = model_->Detect(images, sizes, detect_);
       }
       for (int64_t r = 0; r < batch->num_valid; ++r) {
-        const DetectionImage& im = eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        const DetectionImage& im =
+            eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
         AppendResults(im, g[static_cast<size_t>(r)], dets[static_cast<size_t>(r)], &results);
       }
     }
@@ -320,14 +341,14 @@ class InstanceSegmentation : public train::Workload {
  private:
   // One image's detections in the original image's pixels: boxes scaled back per axis (as the
   // reference's BoxList.resize), masks pasted at the original size and RLE-encoded.
-  void AppendResults(const DetectionImage& im, const RowGeometry& g, const models::MaskRcnnDetections& d,
-                     std::vector<coco::Detection>* out) const {
+  void AppendResults(const DetectionImage& im, const RowGeometry& g,
+                     const models::MaskRcnnDetections& d, std::vector<coco::Detection>* out) const {
     const int64_t n = d.scores.size(0);
     if (n == 0) return;
     const double rx = static_cast<double>(im.width) / static_cast<double>(g.width);
     const double ry = static_cast<double>(im.height) / static_cast<double>(g.height);
-    const torch::Tensor scale =
-        torch::tensor({rx, ry, rx, ry}, torch::TensorOptions().dtype(torch::kFloat32).device(d.boxes.device()));
+    const torch::Tensor scale = torch::tensor(
+        {rx, ry, rx, ry}, torch::TensorOptions().dtype(torch::kFloat32).device(d.boxes.device()));
     const torch::Tensor boxes = d.boxes * scale;
     const torch::Tensor masks =
         vision::PasteMasksInImage(d.masks, boxes, im.height, im.width, 1, 0.5).to(torch::kCPU);
@@ -364,8 +385,10 @@ class InstanceSegmentation : public train::Workload {
       const torch::Tensor t = all[static_cast<size_t>(rank)].to(torch::kCPU).contiguous();
       const std::string part(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()),
                              static_cast<size_t>(lengths[static_cast<size_t>(rank)]));
-      auto dets = coco::ParseCocoResults(part, "the detections of rank " + std::to_string(rank), *eval_gt_);
-      out.insert(out.end(), std::make_move_iterator(dets.begin()), std::make_move_iterator(dets.end()));
+      auto dets =
+          coco::ParseCocoResults(part, "the detections of rank " + std::to_string(rank), *eval_gt_);
+      out.insert(out.end(), std::make_move_iterator(dets.begin()),
+                 std::make_move_iterator(dets.end()));
     }
     return out;
   }
@@ -379,7 +402,8 @@ class InstanceSegmentation : public train::Workload {
       const double alpha = static_cast<double>(step) / static_cast<double>(opts_.warmup_steps);
       lr *= opts_.warmup_factor * (1 - alpha) + alpha;
     }
-    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    const double epoch =
+        static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
     if (d.lr_decay_epoch_1 > 0 && epoch >= d.lr_decay_epoch_1) lr *= d.lr_decay_factor;
     if (d.lr_decay_epoch_2 > 0 && epoch >= d.lr_decay_epoch_2) lr *= d.lr_decay_factor;
     return lr;
@@ -414,7 +438,8 @@ class InstanceSegmentation : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeInstanceSegmentation(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
   return std::make_unique<InstanceSegmentation>(scale);
 }
 

@@ -51,10 +51,12 @@ class MiniGo : public train::Workload {
     net_->to(device_);
     if (opts_.channels_last) ToChannelsLast(*net_);
     search_dtype_ = ParsePrecision(opts_.search_precision, device_, "search_precision");
-    net_threads_ = opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
+    net_threads_ =
+        opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
     at::set_num_threads(net_threads_);
-    opt_.emplace(net_->parameters(),
-                 torch::optim::SGDOptions(opts_.base_lr).momentum(opts_.momentum).weight_decay(opts_.weight_decay));
+    opt_.emplace(net_->parameters(), torch::optim::SGDOptions(opts_.base_lr)
+                                         .momentum(opts_.momentum)
+                                         .weight_decay(opts_.weight_decay));
     sp_.size = opts_.board_size;
     sp_.komi = opts_.komi;
     sp_.max_moves = opts_.max_game_moves;
@@ -133,15 +135,17 @@ class MiniGo : public train::Workload {
     // The expert's board moves only: its passes (which end a game under Tromp-Taylor, once the
     // board is settled) are left out, so a policy that collapses onto passing cannot score.
     eval_positions_ = go::PositionsOf(go::SgfFilesUnder(dir));
-    eval_positions_.erase(std::remove_if(eval_positions_.begin(), eval_positions_.end(),
-                                         [](const go::LabelledPosition& p) { return p.next.point == go::kPass; }),
-                          eval_positions_.end());
+    eval_positions_.erase(
+        std::remove_if(eval_positions_.begin(), eval_positions_.end(),
+                       [](const go::LabelledPosition& p) { return p.next.point == go::kPass; }),
+        eval_positions_.end());
     if (eval_positions_.empty()) throw core::FileError(dir, 0, "the games hold no move to predict");
     for (const auto& p : eval_positions_) {
       if (p.game.board().size() != opts_.board_size) {
         throw core::Error(p.source + ": a " + std::to_string(p.game.board().size()) + "x" +
-                          std::to_string(p.game.board().size()) + " game, the benchmark plays " + std::to_string(opts_.board_size) +
-                          "x" + std::to_string(opts_.board_size));
+                          std::to_string(p.game.board().size()) + " game, the benchmark plays " +
+                          std::to_string(opts_.board_size) + "x" +
+                          std::to_string(opts_.board_size));
       }
     }
   }
@@ -159,15 +163,19 @@ class MiniGo : public train::Workload {
     std::vector<SelfPlayGame> played(static_cast<size_t>(opts_.games_per_generation));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
     best_->eval();
-    const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);  // shared by the threads
+    const std::shared_ptr<const models::FoldedGoNet> folded =
+        Folded(best_);  // shared by the threads
     std::vector<uint64_t> seeds;
     for (int g = 0; g < opts_.games_per_generation; ++g) {
-      seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g));
+      seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
+                      static_cast<uint64_t>(g));
     }
     std::unique_ptr<SelfPlayPool> pool;
-    if (opts_.balance_games) pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
+    if (opts_.balance_games)
+      pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
     at::set_num_threads(1);
-    auto blas_threads = std::make_unique<BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
+    auto blas_threads =
+        std::make_unique<BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
         AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
@@ -178,12 +186,16 @@ class MiniGo : public train::Workload {
         }
         std::vector<int> mine;
         for (int g = t; g < opts_.games_per_generation; g += threads) mine.push_back(g);
-        for (size_t first = 0; first < mine.size(); first += static_cast<size_t>(opts_.parallel_games)) {
-          const size_t last = std::min(mine.size(), first + static_cast<size_t>(opts_.parallel_games));
+        for (size_t first = 0; first < mine.size();
+             first += static_cast<size_t>(opts_.parallel_games)) {
+          const size_t last =
+              std::min(mine.size(), first + static_cast<size_t>(opts_.parallel_games));
           std::vector<uint64_t> group;
-          for (size_t k = first; k < last; ++k) group.push_back(seeds[static_cast<size_t>(mine[k])]);
+          for (size_t k = first; k < last; ++k)
+            group.push_back(seeds[static_cast<size_t>(mine[k])]);
           std::vector<SelfPlayGame> games = PlaySelfPlayGames(evaluator, sp_, group);
-          for (size_t k = first; k < last; ++k) played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
+          for (size_t k = first; k < last; ++k)
+            played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
         }
       } catch (...) {
         errors[static_cast<size_t>(t)] = std::current_exception();
@@ -205,19 +217,22 @@ class MiniGo : public train::Workload {
       resigned += g.game.resigned() != go::kEmpty;
       for (auto& s : g.samples) generation.push_back(std::move(s));
     }
-    last_selfplay_ = Json{{"selfplay_mean_moves", static_cast<double>(moves) / opts_.games_per_generation},
-                          {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
-                          {"selfplay_black_wins", static_cast<double>(black_wins) / opts_.games_per_generation},
-                          {"selfplay_resigned", static_cast<double>(resigned) / opts_.games_per_generation},
-                          {"selfplay_seconds", Seconds(selfplay_start)}};
+    last_selfplay_ =
+        Json{{"selfplay_mean_moves", static_cast<double>(moves) / opts_.games_per_generation},
+             {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
+             {"selfplay_black_wins", static_cast<double>(black_wins) / opts_.games_per_generation},
+             {"selfplay_resigned", static_cast<double>(resigned) / opts_.games_per_generation},
+             {"selfplay_seconds", Seconds(selfplay_start)}};
     generations_.push_back(std::move(generation));
-    while (static_cast<int>(generations_.size()) > opts_.window_generations) generations_.pop_front();
+    while (static_cast<int>(generations_.size()) > opts_.window_generations)
+      generations_.pop_front();
     std::deque<GoSample> window;
     for (const auto& gen : generations_) window.insert(window.end(), gen.begin(), gen.end());
     // 2. Training on the window.
     const auto train_start = std::chrono::steady_clock::now();
     for (int64_t step = 0; step < opts_.train_steps; ++step) {
-      TrainStats st = TrainOnWindow(net_, *opt_, window, 1, opts_.batch_size, go::Position::kHistory, rng_, device_);
+      TrainStats st = TrainOnWindow(net_, *opt_, window, 1, opts_.batch_size,
+                                    go::Position::kHistory, rng_, device_);
       if (!control.OnStep(opts_.batch_size, st.policy_loss + st.value_loss)) return;
     }
     last_selfplay_["train_seconds"] = Seconds(train_start);
@@ -228,7 +243,8 @@ class MiniGo : public train::Workload {
       return;
     }
     const double rate = GatingWinRate(epoch);
-    last_gating_ = Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= opts_.gating_win_rate}};
+    last_gating_ =
+        Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= opts_.gating_win_rate}};
     if (rate >= opts_.gating_win_rate) best_ = Snapshot(net_);
   }
 
@@ -240,7 +256,8 @@ class MiniGo : public train::Workload {
   train::EvalResult Evaluate(int epoch) override {
     train::EvalResult r;
     double pass_fraction = 0;
-    r.value = MovePredictionAccuracy(best_, eval_positions_, go::Position::kHistory, device_, 256, &pass_fraction);
+    r.value = MovePredictionAccuracy(best_, eval_positions_, go::Position::kHistory, device_, 256,
+                                     &pass_fraction);
     r.samples = static_cast<int64_t>(eval_positions_.size());
     int64_t samples = 0;
     for (const auto& g : generations_) samples += static_cast<int64_t>(g.size());
@@ -261,10 +278,15 @@ class MiniGo : public train::Workload {
   // The search's network: `net` with its BatchNorms folded when fold_batchnorm is on (null
   // otherwise); built once per generation or match and shared read-only by the threads.
   std::shared_ptr<const models::FoldedGoNet> Folded(const models::GoNet& net) const {
-    return opts_.fold_batchnorm ? std::make_shared<const models::FoldedGoNet>(*net, search_dtype_, opts_.channels_last) : nullptr;
+    return opts_.fold_batchnorm ? std::make_shared<const models::FoldedGoNet>(*net, search_dtype_,
+                                                                              opts_.channels_last)
+                                : nullptr;
   }
-  GoNetEvaluator SearchEvaluator(const models::GoNet& net, std::shared_ptr<const models::FoldedGoNet> folded) const {
-    if (folded) return GoNetEvaluator(std::move(folded), device_, go::Position::kHistory, opts_.channels_last);
+  GoNetEvaluator SearchEvaluator(const models::GoNet& net,
+                                 std::shared_ptr<const models::FoldedGoNet> folded) const {
+    if (folded)
+      return GoNetEvaluator(std::move(folded), device_, go::Position::kHistory,
+                            opts_.channels_last);
     return GoNetEvaluator(net, device_, go::Position::kHistory, opts_.channels_last);
   }
 
@@ -288,10 +310,11 @@ class MiniGo : public train::Workload {
   // Our evaluation player: MCTS with `net` (no noise, the most visited move), the self-play's
   // playout mixing, `eval_readouts` readouts. Seeded for the playouts.
   struct Player {
-    Player(GoNetEvaluator net, const SelfPlayOptions& sp, int readouts, double playout_weight, int size, uint64_t seed,
-           int temperature_moves)
+    Player(GoNetEvaluator net, const SelfPlayOptions& sp, int readouts, double playout_weight,
+           int size, uint64_t seed, int temperature_moves)
         : evaluator(std::move(net)),
-          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size, sp.incremental_playouts),
+          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size,
+                sp.incremental_playouts),
           mcts(mixed, [&] {
             go::MctsOptions o = sp.mcts;
             o.readouts = readouts;
@@ -322,11 +345,14 @@ class MiniGo : public train::Workload {
     BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gnugo_games; ++g) {
-      const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
-      go::GtpClient gnugo({opts_.gnugo_binary, "--mode", "gtp", "--level", std::to_string(opts_.gnugo_level), "--chinese-rules",
-                           "--seed", std::to_string(seed % 1000000007)},
-                          60);
-      Player ours(SearchEvaluator(best_, folded), sp_, opts_.eval_readouts, opts_.playout_weight, opts_.board_size, seed, 0);
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^
+                            (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      go::GtpClient gnugo(
+          {opts_.gnugo_binary, "--mode", "gtp", "--level", std::to_string(opts_.gnugo_level),
+           "--chinese-rules", "--seed", std::to_string(seed % 1000000007)},
+          60);
+      Player ours(SearchEvaluator(best_, folded), sp_, opts_.eval_readouts, opts_.playout_weight,
+                  opts_.board_size, seed, 0);
       const go::Color our_color = g % 2 == 0 ? go::kBlack : go::kWhite;
       go::MatchOptions mo;
       mo.size = opts_.board_size;
@@ -345,16 +371,18 @@ class MiniGo : public train::Workload {
     AutocastScope autocast(device_, search_dtype_);
     net_->eval();
     best_->eval();
-    const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_), folded_best = Folded(best_);
+    const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_),
+                                                     folded_best = Folded(best_);
     at::set_num_threads(1);
     BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gating_games; ++g) {
-      const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
-      Player candidate(SearchEvaluator(net_, folded_candidate), sp_, opts_.eval_readouts, opts_.playout_weight, opts_.board_size, seed,
-                       sp_.mcts.temperature_moves);
-      Player best(SearchEvaluator(best_, folded_best), sp_, opts_.eval_readouts, opts_.playout_weight, opts_.board_size, seed + 1,
-                  sp_.mcts.temperature_moves);
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^
+                            (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      Player candidate(SearchEvaluator(net_, folded_candidate), sp_, opts_.eval_readouts,
+                       opts_.playout_weight, opts_.board_size, seed, sp_.mcts.temperature_moves);
+      Player best(SearchEvaluator(best_, folded_best), sp_, opts_.eval_readouts,
+                  opts_.playout_weight, opts_.board_size, seed + 1, sp_.mcts.temperature_moves);
       const go::Color candidate_color = g % 2 == 0 ? go::kBlack : go::kWhite;
       go::Game game(opts_.board_size, opts_.komi);
       const int limit = sp_.max_moves > 0 ? sp_.max_moves : 2 * opts_.board_size * opts_.board_size;
@@ -392,7 +420,8 @@ class MiniGo : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeMiniGo(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("minigo has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("minigo has no scale \"" + scale + "\"");
   return std::make_unique<MiniGo>(scale);
 }
 

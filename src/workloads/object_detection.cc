@@ -61,7 +61,8 @@ class ObjectDetection : public train::Workload {
     model_ = models::Ssd(so);
     // The reference starts from ImageNet-pretrained torchvision weights for the trunk.
     if (!opts_.pretrained_trunk.empty()) {
-      pretrained_ = models::LoadStateDict(*model_->trunk, core::ExpandDataPath(opts_.pretrained_trunk));
+      pretrained_ =
+          models::LoadStateDict(*model_->trunk, core::ExpandDataPath(opts_.pretrained_trunk));
     }
     const std::vector<int64_t> maps = model_->FeatureSizes(input_.image_size);
     const models::DefaultBoxOptions dbo = opts_.model == SsdModel::kMini
@@ -76,8 +77,9 @@ class ObjectDetection : public train::Workload {
     model_->to(device_);
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *model_);
-    sgd_.emplace(model_->parameters(),
-                 torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay));
+    sgd_.emplace(
+        model_->parameters(),
+        torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay));
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
@@ -89,7 +91,8 @@ class ObjectDetection : public train::Workload {
         {"opt_weight_decay", d.weight_decay},
         {"opt_learning_rate_warmup_epochs", opts_.warmup_epochs},
         {"opt_learning_rate_warmup_factor", 0.0},
-        {"opt_learning_rate_decay_boundary_epochs", Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
+        {"opt_learning_rate_decay_boundary_epochs",
+         Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
         {"opt_learning_rate_decay_factor", d.lr_decay_factor},
         {"model_bn_span", d.batch_size / ctx_.world_size},
         // The random crop's windows tried per drawn mode (the reference's sampling trials; the
@@ -121,14 +124,16 @@ class ObjectDetection : public train::Workload {
 
   void LoadData() override {
     const CocoLayout l = LayoutOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(l.train_json, l.train_images, true));
+    auto train = std::make_shared<const DetectionSplit>(
+        LoadDetectionSplit(l.train_json, l.train_images, true));
     eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(l.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
+    eval_split_ = std::make_shared<const DetectionSplit>(
+        MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
     const int64_t num_classes = opts_.detection.num_classes;
     if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
       throw core::Error(l.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes) +
-                        " (categories + background)");
+                        " categories, but configuration key \"num_classes\" is " +
+                        std::to_string(num_classes) + " (categories + background)");
     }
     if (eval_split_->category_ids != train->category_ids) {
       throw core::Error(l.val_json + ": its categories differ from " + l.train_json + "'s");
@@ -157,8 +162,10 @@ class ObjectDetection : public train::Workload {
   int64_t EvalSamples() const override { return eval_set_->size(); }
 
   train::LoggedEvents LoggedDataFacts() const override {
-    // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per epoch).
-    return {{core::keys::kOptLrWarmupSteps, std::max<int64_t>(0, StepAtEpoch(opts_.warmup_epochs, steps_per_epoch_))},
+    // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per
+    // epoch).
+    return {{core::keys::kOptLrWarmupSteps,
+             std::max<int64_t>(0, StepAtEpoch(opts_.warmup_epochs, steps_per_epoch_))},
             {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
             {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
@@ -171,13 +178,15 @@ class ObjectDetection : public train::Workload {
       const torch::Tensor x = BatchImages(*batch, device_);
       const torch::Tensor extra =
           torch::from_blob(batch->extra.data(), {batch->size, 5 * a}, torch::kFloat32).to(device_);
-      const torch::Tensor gloc = extra.narrow(1, 0, 4 * a).view({batch->size, a, 4}).permute({0, 2, 1});
+      const torch::Tensor gloc =
+          extra.narrow(1, 0, 4 * a).view({batch->size, a, 4}).permute({0, 2, 1});
       const torch::Tensor glabel = extra.narrow(1, 4 * a, a).to(torch::kInt64);
       const double lr = LearningRate(step_);
-      for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+      for (auto& g : sgd_->param_groups())
+        static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
       auto [ploc, pconf] = model_->forward(x);
-      const torch::Tensor loss =
-          models::SsdLoss(ploc, pconf, gloc, glabel, dboxes_, scale_xy_, scale_wh_, opts_.neg_ratio);
+      const torch::Tensor loss = models::SsdLoss(ploc, pconf, gloc, glabel, dboxes_, scale_xy_,
+                                                 scale_wh_, opts_.neg_ratio);
       sgd_->zero_grad();
       if (reducer_) reducer_->Prepare();
       loss.backward();
@@ -241,7 +250,8 @@ class ObjectDetection : public train::Workload {
         results.push_back(det);
       }
     }
-    const coco::CocoStats stats = coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
+    const coco::CocoStats stats =
+        coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
     train::EvalResult r;
     r.value = stats.values[0];
     r.samples = n_images;
@@ -257,10 +267,12 @@ class ObjectDetection : public train::Workload {
   double LearningRate(int64_t step) const {
     const DetectionOptions& d = opts_.detection;
     const double warmup_epochs = opts_.warmup_epochs;
-    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    const double epoch =
+        static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
     double lr = d.base_lr;
-    if (warmup_epochs > 0 && epoch < warmup_epochs) lr *= (static_cast<double>(step) + 1) /
-                                                         (warmup_epochs * static_cast<double>(steps_per_epoch_));
+    if (warmup_epochs > 0 && epoch < warmup_epochs)
+      lr *=
+          (static_cast<double>(step) + 1) / (warmup_epochs * static_cast<double>(steps_per_epoch_));
     if (d.lr_decay_epoch_1 > 0 && epoch >= d.lr_decay_epoch_1) lr *= d.lr_decay_factor;
     if (d.lr_decay_epoch_2 > 0 && epoch >= d.lr_decay_epoch_2) lr *= d.lr_decay_factor;
     return lr;
@@ -289,7 +301,8 @@ class ObjectDetection : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeObjectDetection(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("object_detection has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("object_detection has no scale \"" + scale + "\"");
   return std::make_unique<ObjectDetection>(scale);
 }
 
