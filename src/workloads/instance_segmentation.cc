@@ -9,6 +9,7 @@
 
 #include "coco/coco_dataset.h"
 #include "coco/coco_eval.h"
+#include "core/config_reader.h"
 #include "core/error.h"
 #include "core/malloc_reuse.h"
 #include "core/mllog_keys.h"
@@ -19,6 +20,7 @@
 #include "models/mask_rcnn.h"
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
+#include "workloads/detection_options.h"
 #include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
@@ -46,15 +48,18 @@ std::vector<RowGeometry> Geometry(const data::Batch& batch) {
   std::vector<RowGeometry> g(static_cast<size_t>(batch.size));
   for (int64_t r = 0; r < batch.size; ++r) {
     const float* e = batch.extra.data() + r * batch.extra_floats;
-    g[static_cast<size_t>(r)] = {static_cast<int64_t>(e[0]), static_cast<int64_t>(e[1]), e[2] != 0.f};
+    g[static_cast<size_t>(r)] = {static_cast<int64_t>(e[0]), static_cast<int64_t>(e[1]),
+                                 e[2] != 0.f};
   }
   return g;
 }
 
 // The batch's images cropped to its largest image rounded up to `divisibility` (the reference's
 // collator pads each batch only that far), and each image's true size; NHWC when channels_last.
-std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch, const std::vector<RowGeometry>& g,
-                                                          int64_t divisibility, const torch::Device& device,
+std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& batch,
+                                                          const std::vector<RowGeometry>& g,
+                                                          int64_t divisibility,
+                                                          const torch::Device& device,
                                                           bool channels_last) {
   models::ImageSizes sizes;
   int64_t h = 1, w = 1;
@@ -65,12 +70,14 @@ std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& bat
   }
   h = std::min<int64_t>(RoundUpTo(h, divisibility), batch.shape.height);
   w = std::min<int64_t>(RoundUpTo(w, divisibility), batch.shape.width);
-  torch::Tensor all = torch::from_blob(const_cast<float*>(batch.data.data()),
-                                       {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
+  torch::Tensor all = torch::from_blob(
+      const_cast<float*>(batch.data.data()),
+      {batch.size, batch.shape.channels, batch.shape.height, batch.shape.width}, torch::kFloat32);
   return {all.narrow(2, 0, h)
               .narrow(3, 0, w)
               .to(device, torch::kFloat32, false, true)
-              .contiguous(channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous),
+              .contiguous(channels_last ? torch::MemoryFormat::ChannelsLast
+                                        : torch::MemoryFormat::Contiguous),
           sizes};
 }
 
@@ -78,62 +85,47 @@ class InstanceSegmentation : public train::Workload {
  public:
   explicit InstanceSegmentation(std::string scale) : scale_(std::move(scale)) {}
 
+  // The precision only: FromConfig here would also refuse min_size > max_size before the run,
+  // which Init has always done inside it.
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(c.at("precision").get<std::string>(), torch::Device(device));
+    ParsePrecision(core::ConfigReader(c).String("precision"), torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
     // The heads' activations (tens of MB a step, allocated and freed every step) would otherwise be
     // mmapped and unmapped each time, page-faulting anew: about 16% of a mini step on 2 cores.
     // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB; nothing
     // when SetUpTorch has applied malloc_reuse.
     core::RaiseMmapThreshold();
-    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
-    batch_size_ = c.at("batch_size").get<int64_t>();
-    base_lr_ = c.at("base_lr").get<double>();
-    momentum_ = c.at("momentum").get<double>();
-    weight_decay_ = c.at("weight_decay").get<double>();
-    warmup_steps_ = c.at("warmup_steps").get<int64_t>();
-    warmup_factor_ = c.at("warmup_factor").get<double>();
-    decay_epoch_1_ = c.at("lr_decay_epoch_1").get<double>();
-    decay_epoch_2_ = c.at("lr_decay_epoch_2").get<double>();
-    decay_factor_ = c.at("lr_decay_factor").get<double>();
-    input_.min_size = c.at("min_size").get<int64_t>();
-    input_.max_size = c.at("max_size").get<int64_t>();
-    eval_batch_ = c.at("eval_batch_size").get<int64_t>();
-    num_classes_ = c.at("num_classes").get<int64_t>();
-    width_ = c.at("width").get<int64_t>();
-    blocks_ = c.at("blocks_per_stage").get<int64_t>();
-    fpn_channels_ = c.at("fpn_channels").get<int64_t>();
-    precision_ = ParsePrecision(c.at("precision").get<std::string>(), device_);
-    channels_last_ = c.at("channels_last").get<bool>();
-    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
-    if (input_.min_size > input_.max_size) {
-      throw core::Error("configuration key \"min_size\": " + std::to_string(input_.min_size) +
-                        " is larger than max_size " + std::to_string(input_.max_size));
-    }
+    opts_ = InstanceSegmentationOptions::FromConfig(ctx.config, scale_);
+    const DetectionOptions& d = opts_.detection;
+    if (d.blas_threads > 0) SetBlasThreads(static_cast<int>(d.blas_threads));
+    input_.min_size = opts_.min_size;
+    input_.max_size = opts_.max_size;
+    precision_ = ParsePrecision(opts_.precision, device_);
+    train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     models::MaskRcnnOptions mo;
-    if (scale_ == "mini") {
-      mo = models::MiniMaskRcnnOptions(num_classes_, input_.max_size, width_, blocks_, fpn_channels_);
+    if (opts_.model == MaskRcnnModel::kMini) {
+      mo = models::MiniMaskRcnnOptions(d.num_classes, input_.max_size, d.width, d.blocks_per_stage,
+                                       opts_.fpn_channels);
     } else {
-      mo = models::MaskRcnnR50FpnOptions(num_classes_);
+      mo = models::MaskRcnnR50FpnOptions(d.num_classes);
     }
-    mo.rpn_post_nms_top_n_train = c.at("rpn_post_nms_top_n_train").get<int64_t>();
-    mo.rpn_pre_nms_top_n_train = c.at("rpn_pre_nms_top_n_train").get<int64_t>();
-    mo.rpn_post_nms_top_n_test = c.at("rpn_post_nms_top_n_test").get<int64_t>();
-    mo.rpn_pre_nms_top_n_test = c.at("rpn_pre_nms_top_n_test").get<int64_t>();
-    mo.roi_batch_size_per_image = c.at("roi_batch_size_per_image").get<int64_t>();
-    mo.mask_head_channels = c.at("mask_head_channels").get<int64_t>();
-    mo.mask_pool_size = c.at("mask_pool_size").get<int64_t>();
-    detect_.score_thresh = c.at("score_threshold").get<double>();
-    detect_.nms_thresh = c.at("nms_iou").get<double>();
-    detect_.detections_per_img = c.at("max_detections").get<int64_t>();
+    mo.rpn_post_nms_top_n_train = opts_.rpn_post_nms_top_n_train;
+    mo.rpn_pre_nms_top_n_train = opts_.rpn_pre_nms_top_n_train;
+    mo.rpn_post_nms_top_n_test = opts_.rpn_post_nms_top_n_test;
+    mo.rpn_pre_nms_top_n_test = opts_.rpn_pre_nms_top_n_test;
+    mo.roi_batch_size_per_image = opts_.roi_batch_size_per_image;
+    mo.mask_head_channels = opts_.mask_head_channels;
+    mo.mask_pool_size = opts_.mask_pool_size;
+    detect_.score_thresh = d.score_threshold;
+    detect_.nms_thresh = d.nms_iou;
+    detect_.detections_per_img = d.max_detections;
     model_ = models::MaskRcnn(mo);
     model_->to(device_);
-    if (channels_last_) ToChannelsLast(*model_);
+    if (opts_.channels_last) ToChannelsLast(*model_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *model_);
@@ -142,32 +134,39 @@ class InstanceSegmentation : public train::Workload {
     for (const auto& p : model_->named_parameters()) {
       if (!p.value().requires_grad()) continue;
       const std::string& k = p.key();
-      (k.size() >= 4 && k.compare(k.size() - 4, 4, "bias") == 0 ? biases : weights).push_back(p.value());
+      (k.size() >= 4 && k.compare(k.size() - 4, 4, "bias") == 0 ? biases : weights)
+          .push_back(p.value());
     }
-    bias_lr_factor_ = c.at("bias_lr_factor").get<double>();
     std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(weights, std::make_unique<torch::optim::SGDOptions>(
-                                     torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_)));
+    groups.emplace_back(
+        weights,
+        std::make_unique<torch::optim::SGDOptions>(
+            torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay)));
     groups.emplace_back(biases, std::make_unique<torch::optim::SGDOptions>(
-                                    torch::optim::SGDOptions(base_lr_ * bias_lr_factor_).momentum(momentum_).weight_decay(0)));
-    sgd_.emplace(std::move(groups), torch::optim::SGDOptions(base_lr_));
-    sampling_rng_ = data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
+                                    torch::optim::SGDOptions(d.base_lr * opts_.bias_lr_factor)
+                                        .momentum(d.momentum)
+                                        .weight_decay(0)));
+    sgd_.emplace(std::move(groups), torch::optim::SGDOptions(d.base_lr));
+    sampling_rng_ =
+        data::Rng(core::SeedFor(ctx.seed, "maskrcnn_sampling"), static_cast<uint64_t>(ctx.rank));
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
     const auto& o = model_->options();
+    const DetectionOptions& d = opts_.detection;
     return {
         {"opt_name", "sgd"},
-        {"opt_base_learning_rate", base_lr_},
-        {"opt_momentum", momentum_},
-        {"opt_weight_decay", weight_decay_},
-        {"opt_bias_learning_rate_factor", bias_lr_factor_},
+        {"opt_base_learning_rate", d.base_lr},
+        {"opt_momentum", d.momentum},
+        {"opt_weight_decay", d.weight_decay},
+        {"opt_bias_learning_rate_factor", opts_.bias_lr_factor},
         {"opt_bias_weight_decay", 0.0},
-        {"opt_learning_rate_warmup_steps", warmup_steps_},
-        {"opt_learning_rate_warmup_factor", warmup_factor_},
-        {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
-        {"opt_learning_rate_decay_factor", decay_factor_},
-        {"model_bn_span", batch_size_ / ctx_.world_size},
+        {"opt_learning_rate_warmup_steps", opts_.warmup_steps},
+        {"opt_learning_rate_warmup_factor", opts_.warmup_factor},
+        {"opt_learning_rate_decay_boundary_epochs",
+         Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
+        {"opt_learning_rate_decay_factor", d.lr_decay_factor},
+        {"model_bn_span", d.batch_size / ctx_.world_size},
         // The official closed keys (training_0.7.0/closed_maskrcnn.yaml): the RPN's proposals kept
         // per image for training (the reference's FPN_POST_NMS_TOP_N_TRAIN) and the resized
         // image's shorter side and its longest side allowed (INPUT.MIN/MAX_SIZE_TRAIN). The decay
@@ -175,13 +174,13 @@ class InstanceSegmentation : public train::Workload {
         {core::keys::kNumImageCandidates, o.rpn_post_nms_top_n_train},
         {core::keys::kMinImageSize, input_.min_size},
         {core::keys::kMaxImageSize, input_.max_size},
-        {"backbone", scale_ == "mini" ? "resnet_mini_fpn" : "resnet50_fpn"},
+        {"backbone", opts_.backbone},
         {"model_hp_min_size", input_.min_size},
         {"model_hp_max_size", input_.max_size},
-        {"model_hp_width", width_},
-        {"model_hp_blocks_per_stage", blocks_},
+        {"model_hp_width", d.width},
+        {"model_hp_blocks_per_stage", d.blocks_per_stage},
         {"model_hp_fpn_channels", o.fpn_channels},
-        {"model_hp_num_classes", num_classes_},
+        {"model_hp_num_classes", d.num_classes},
         {"model_hp_rpn_batch_size_per_image", o.rpn_batch_size_per_image},
         {"model_hp_rpn_pre_nms_top_n_train", o.rpn_pre_nms_top_n_train},
         {"model_hp_rpn_post_nms_top_n_train", o.rpn_post_nms_top_n_train},
@@ -198,12 +197,12 @@ class InstanceSegmentation : public train::Workload {
     };
   }
 
-  int64_t GlobalBatchSize() const override { return batch_size_; }
+  int64_t GlobalBatchSize() const override { return opts_.detection.batch_size; }
 
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
     j["precision"] = PrecisionName(precision_);
-    j["channels_last"] = channels_last_;
+    j["channels_last"] = opts_.channels_last;
     const int64_t s = input_.max_size;
     j["model_macs_per_image_train"] = model_->ForwardMacs(s, s, true);
     j["model_macs_per_image_eval"] = model_->ForwardMacs(s, s, false, detect_.detections_per_img);
@@ -212,20 +211,23 @@ class InstanceSegmentation : public train::Workload {
 
   void LoadData() override {
     const CocoFiles f = FilesOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(f.train_json, f.train_images, true, true));
+    auto train = std::make_shared<const DetectionSplit>(
+        LoadDetectionSplit(f.train_json, f.train_images, true, true));
     eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(f.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
-    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes_) {
+    eval_split_ = std::make_shared<const DetectionSplit>(
+        MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
+    const int64_t num_classes = opts_.detection.num_classes;
+    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
       throw core::Error(f.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes_) +
-                        " (categories + background)");
+                        " categories, but configuration key \"num_classes\" is " +
+                        std::to_string(num_classes) + " (categories + background)");
     }
     if (eval_split_->category_ids != train->category_ids) {
       throw core::Error(f.val_json + ": its categories differ from " + f.train_json + "'s");
     }
     train_split_ = train;
     data::BatchLoaderOptions t;
-    t.batch_size = batch_size_ / ctx_.world_size;
+    t.batch_size = opts_.detection.batch_size / ctx_.world_size;
     t.shuffle = true;
     t.seed = core::SeedFor(ctx_.seed, "data");
     t.rank = ctx_.rank;
@@ -233,7 +235,7 @@ class InstanceSegmentation : public train::Workload {
     t.last_batch = data::LastBatchPolicy::kDrop;
     t.num_workers = ctx_.loader_threads;
     data::BatchLoaderOptions e = t;
-    e.batch_size = eval_batch_;
+    e.batch_size = opts_.detection.eval_batch_size;
     e.shuffle = false;
     e.last_batch = data::LastBatchPolicy::kPad;
     MaskRcnnInputOptions eval_input = input_;
@@ -256,9 +258,11 @@ class InstanceSegmentation : public train::Workload {
       if (epoch <= 0) return nullptr;
       return StepAtEpoch(epoch, steps_per_epoch_);
     };
-    return {{core::keys::kOptLrDecaySteps, Json::array({step_of(decay_epoch_1_), step_of(decay_epoch_2_)})},
-            {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
-            {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+    return {
+        {core::keys::kOptLrDecaySteps, Json::array({step_of(opts_.detection.lr_decay_epoch_1),
+                                                    step_of(opts_.detection.lr_decay_epoch_2)})},
+        {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
+        {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
@@ -266,11 +270,14 @@ class InstanceSegmentation : public train::Workload {
     train_loader_->StartEpoch(epoch);
     while (auto batch = train_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, channels_last_);
+      auto [images, sizes] =
+          CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
       std::vector<models::MaskRcnnTarget> targets;
       targets.reserve(g.size());
       for (int64_t r = 0; r < batch->size; ++r) {
-        const DetectionImage& im = train_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        const DetectionImage& im =
+            train_split_
+                ->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
         const RowGeometry& rg = g[static_cast<size_t>(r)];
         MaskRcnnTargetData t = MakeMaskRcnnTarget(im, rg.height, rg.width, rg.flipped);
         targets.push_back({t.boxes.to(device_), t.labels.to(device_), t.masks.to(device_)});
@@ -301,14 +308,16 @@ class InstanceSegmentation : public train::Workload {
     eval_loader_->StartEpoch(0);
     while (auto batch = eval_loader_->Next()) {
       const std::vector<RowGeometry> g = Geometry(*batch);
-      auto [images, sizes] = CroppedBatch(*batch, g, input_.size_divisibility, device_, channels_last_);
+      auto [images, sizes] =
+          CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
       std::vector<models::MaskRcnnDetections> dets;
       {
         AutocastScope autocast(device_, precision_);
         dets = model_->Detect(images, sizes, detect_);
       }
       for (int64_t r = 0; r < batch->num_valid; ++r) {
-        const DetectionImage& im = eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
+        const DetectionImage& im =
+            eval_split_->images[static_cast<size_t>(batch->sample_indices[static_cast<size_t>(r)])];
         AppendResults(im, g[static_cast<size_t>(r)], dets[static_cast<size_t>(r)], &results);
       }
     }
@@ -332,14 +341,14 @@ class InstanceSegmentation : public train::Workload {
  private:
   // One image's detections in the original image's pixels: boxes scaled back per axis (as the
   // reference's BoxList.resize), masks pasted at the original size and RLE-encoded.
-  void AppendResults(const DetectionImage& im, const RowGeometry& g, const models::MaskRcnnDetections& d,
-                     std::vector<coco::Detection>* out) const {
+  void AppendResults(const DetectionImage& im, const RowGeometry& g,
+                     const models::MaskRcnnDetections& d, std::vector<coco::Detection>* out) const {
     const int64_t n = d.scores.size(0);
     if (n == 0) return;
     const double rx = static_cast<double>(im.width) / static_cast<double>(g.width);
     const double ry = static_cast<double>(im.height) / static_cast<double>(g.height);
-    const torch::Tensor scale =
-        torch::tensor({rx, ry, rx, ry}, torch::TensorOptions().dtype(torch::kFloat32).device(d.boxes.device()));
+    const torch::Tensor scale = torch::tensor(
+        {rx, ry, rx, ry}, torch::TensorOptions().dtype(torch::kFloat32).device(d.boxes.device()));
     const torch::Tensor boxes = d.boxes * scale;
     const torch::Tensor masks =
         vision::PasteMasksInImage(d.masks, boxes, im.height, im.width, 1, 0.5).to(torch::kCPU);
@@ -376,8 +385,10 @@ class InstanceSegmentation : public train::Workload {
       const torch::Tensor t = all[static_cast<size_t>(rank)].to(torch::kCPU).contiguous();
       const std::string part(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()),
                              static_cast<size_t>(lengths[static_cast<size_t>(rank)]));
-      auto dets = coco::ParseCocoResults(part, "the detections of rank " + std::to_string(rank), *eval_gt_);
-      out.insert(out.end(), std::make_move_iterator(dets.begin()), std::make_move_iterator(dets.end()));
+      auto dets =
+          coco::ParseCocoResults(part, "the detections of rank " + std::to_string(rank), *eval_gt_);
+      out.insert(out.end(), std::make_move_iterator(dets.begin()),
+                 std::make_move_iterator(dets.end()));
     }
     return out;
   }
@@ -385,24 +396,27 @@ class InstanceSegmentation : public train::Workload {
   // The reference's WarmupMultiStepLR (linear warmup: factor warmup_factor at step 0 rising to 1
   // at warmup_steps), with the decay boundaries in epochs.
   double LearningRate(int64_t step) const {
-    double lr = base_lr_;
-    if (step < warmup_steps_) {
-      const double alpha = static_cast<double>(step) / static_cast<double>(warmup_steps_);
-      lr *= warmup_factor_ * (1 - alpha) + alpha;
+    const DetectionOptions& d = opts_.detection;
+    double lr = d.base_lr;
+    if (step < opts_.warmup_steps) {
+      const double alpha = static_cast<double>(step) / static_cast<double>(opts_.warmup_steps);
+      lr *= opts_.warmup_factor * (1 - alpha) + alpha;
     }
-    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
-    if (decay_epoch_1_ > 0 && epoch >= decay_epoch_1_) lr *= decay_factor_;
-    if (decay_epoch_2_ > 0 && epoch >= decay_epoch_2_) lr *= decay_factor_;
+    const double epoch =
+        static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    if (d.lr_decay_epoch_1 > 0 && epoch >= d.lr_decay_epoch_1) lr *= d.lr_decay_factor;
+    if (d.lr_decay_epoch_2 > 0 && epoch >= d.lr_decay_epoch_2) lr *= d.lr_decay_factor;
     return lr;
   }
 
   void SetLearningRate(double lr) {
     auto& groups = sgd_->param_groups();
     static_cast<torch::optim::SGDOptions&>(groups[0].options()).lr(lr);
-    static_cast<torch::optim::SGDOptions&>(groups[1].options()).lr(lr * bias_lr_factor_);
+    static_cast<torch::optim::SGDOptions&>(groups[1].options()).lr(lr * opts_.bias_lr_factor);
   }
 
   std::string scale_;
+  InstanceSegmentationOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   models::MaskRcnn model_{nullptr};
@@ -410,14 +424,10 @@ class InstanceSegmentation : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
-  torch::Dtype precision_ = torch::kFloat32;
-  bool channels_last_ = false;
+  torch::Dtype precision_ = torch::kFloat32;  // opts_.precision
   std::optional<LossScaler> scaler_;
   data::Rng sampling_rng_{0};
-  int64_t batch_size_ = 0, eval_batch_ = 0, num_classes_ = 0, width_ = 0, blocks_ = 0, fpn_channels_ = 0,
-          warmup_steps_ = 0, steps_per_epoch_ = 1, step_ = 0;
-  double base_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_factor_ = 1, decay_epoch_1_ = 0, decay_epoch_2_ = 0,
-         decay_factor_ = 0.1, bias_lr_factor_ = 2;
+  int64_t steps_per_epoch_ = 1, step_ = 0;
   MaskRcnnInputOptions input_;
   std::shared_ptr<const DetectionSplit> train_split_, eval_split_;
   std::shared_ptr<const coco::CocoDataset> eval_gt_;
@@ -428,7 +438,8 @@ class InstanceSegmentation : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeInstanceSegmentation(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
   return std::make_unique<InstanceSegmentation>(scale);
 }
 

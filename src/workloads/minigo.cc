@@ -21,6 +21,7 @@
 #include "go/rollout.h"
 #include "workloads/go_evaluator.h"
 #include "workloads/go_selfplay.h"
+#include "workloads/minigo_options.h"
 #include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
@@ -38,58 +39,40 @@ class MiniGo : public train::Workload {
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
-    auto i = [&](const char* k) { return c.at(k).get<int64_t>(); };
-    auto d = [&](const char* k) { return c.at(k).get<double>(); };
-    size_ = static_cast<int>(i("board_size"));
-    komi_ = d("komi");
-    net_options_ = models::GoNetOptions().board_size(size_).filters(i("filters")).blocks(i("blocks")).value_fc(i("value_fc"));
+    train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
+    opts_ = MiniGoOptions::FromConfig(ctx.config, scale_);
+    net_options_ = models::GoNetOptions()
+                       .board_size(opts_.board_size)
+                       .filters(opts_.filters)
+                       .blocks(opts_.blocks)
+                       .value_fc(opts_.value_fc);
     net_ = models::GoNet(net_options_);
     net_->to(device_);
-    channels_last_ = c.at("channels_last").get<bool>();
-    if (channels_last_) ToChannelsLast(*net_);
-    search_dtype_ = ParsePrecision(c.at("search_precision").get<std::string>(), device_, "search_precision");
-    fold_batchnorm_ = c.at("fold_batchnorm").get<bool>();
-    const int64_t train_threads = c.at("train_threads").get<int64_t>();
-    net_threads_ = train_threads > 0 ? static_cast<int>(train_threads) : std::max(1, ctx.threads);
+    if (opts_.channels_last) ToChannelsLast(*net_);
+    search_dtype_ = ParsePrecision(opts_.search_precision, device_, "search_precision");
+    net_threads_ =
+        opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
     at::set_num_threads(net_threads_);
-    lr_ = d("base_lr");
-    momentum_ = d("momentum");
-    weight_decay_ = d("weight_decay");
-    opt_.emplace(net_->parameters(), torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_));
-    games_ = static_cast<int>(i("games_per_generation"));
-    train_steps_ = i("train_steps");
-    batch_ = i("batch_size");
-    window_generations_ = static_cast<int>(i("window_generations"));
-    sp_.size = size_;
-    sp_.komi = komi_;
-    sp_.max_moves = static_cast<int>(i("max_game_moves"));
-    sp_.mcts.readouts = static_cast<int>(i("readouts"));
-    sp_.mcts.batch = static_cast<int>(i("mcts_batch"));
-    sp_.mcts.c_puct = static_cast<float>(d("c_puct"));
+    opt_.emplace(net_->parameters(), torch::optim::SGDOptions(opts_.base_lr)
+                                         .momentum(opts_.momentum)
+                                         .weight_decay(opts_.weight_decay));
+    sp_.size = opts_.board_size;
+    sp_.komi = opts_.komi;
+    sp_.max_moves = opts_.max_game_moves;
+    sp_.mcts.readouts = opts_.readouts;
+    sp_.mcts.batch = opts_.mcts_batch;
+    sp_.mcts.c_puct = static_cast<float>(opts_.c_puct);
     sp_.mcts.root_noise = true;
-    sp_.mcts.dirichlet_alpha = static_cast<float>(d("dirichlet_alpha"));
-    sp_.mcts.noise_fraction = static_cast<float>(d("noise_fraction"));
-    sp_.mcts.temperature_moves = static_cast<int>(i("temperature_moves"));
-    sp_.mcts.pass_allowed_from_move = static_cast<int>(i("pass_allowed_from_move"));
-    playout_weight_ = d("playout_weight");
-    sp_.playout_weight = static_cast<float>(playout_weight_);
-    sp_.incremental_playouts = c.at("incremental_playouts").get<bool>();
-    sp_.mcts.node_pool = c.at("search_node_pool").get<bool>();
-    parallel_games_ = static_cast<int>(i("parallel_games"));
-    balance_games_ = c.at("balance_games").get<bool>();
-    search_blas_threads_ = static_cast<int>(i("search_blas_threads"));
-    sp_.q_weight = static_cast<float>(d("value_target_q_weight"));
-    eval_readouts_ = static_cast<int>(i("eval_readouts"));
-    gnugo_games_ = static_cast<int>(i("gnugo_games"));
-    gnugo_every_ = std::max<int>(1, static_cast<int>(i("gnugo_every")));
-    gnugo_level_ = static_cast<int>(i("gnugo_level"));
-    gnugo_binary_ = c.at("gnugo_binary").get<std::string>();
-    gating_games_ = static_cast<int>(i("gating_games"));
-    gating_win_rate_ = d("gating_win_rate");
-    best_ = gating_games_ > 0 ? Snapshot(net_) : net_;
+    sp_.mcts.dirichlet_alpha = static_cast<float>(opts_.dirichlet_alpha);
+    sp_.mcts.noise_fraction = static_cast<float>(opts_.noise_fraction);
+    sp_.mcts.temperature_moves = opts_.temperature_moves;
+    sp_.mcts.pass_allowed_from_move = opts_.pass_allowed_from_move;
+    sp_.playout_weight = static_cast<float>(opts_.playout_weight);
+    sp_.incremental_playouts = opts_.incremental_playouts;
+    sp_.mcts.node_pool = opts_.search_node_pool;
+    sp_.q_weight = static_cast<float>(opts_.value_target_q_weight);
+    best_ = opts_.gating_games > 0 ? Snapshot(net_) : net_;
     rng_.seed(core::SeedFor(ctx.seed, "train"));
   }
 
@@ -98,72 +81,76 @@ class MiniGo : public train::Workload {
     // The official closed keys (training_0.7.0/closed_minigo.yaml): MiniGo's learning rate is
     // piecewise constant (lr_rates[i] until step lr_boundaries[i]); trainbench's is one constant
     // rate, so no boundaries and one rate. Each generation plays exactly games_per_generation.
-    return {{k::kTrainBatchSize, batch_},
+    return {{k::kTrainBatchSize, opts_.batch_size},
             {k::kLrBoundaries, Json::array()},
-            {k::kLrRates, Json::array({lr_})},
-            {k::kMinSelfplayGamesPerGeneration, games_},
+            {k::kLrRates, Json::array({opts_.base_lr})},
+            {k::kMinSelfplayGamesPerGeneration, opts_.games_per_generation},
             {"opt_name", "sgd"},
-            {"opt_base_learning_rate", lr_},
-            {"opt_momentum", momentum_},
-            {"opt_weight_decay", weight_decay_},
-            {"model_board_size", size_},
+            {"opt_base_learning_rate", opts_.base_lr},
+            {"opt_momentum", opts_.momentum},
+            {"opt_weight_decay", opts_.weight_decay},
+            {"model_board_size", opts_.board_size},
             {"model_filters", net_options_.filters()},
             {"model_blocks", net_options_.blocks()},
             {"model_value_fc", net_options_.value_fc()},
-            {"selfplay_games_per_generation", games_},
+            {"selfplay_games_per_generation", opts_.games_per_generation},
             {"selfplay_readouts", sp_.mcts.readouts},
             {"selfplay_c_puct", sp_.mcts.c_puct},
             {"selfplay_dirichlet_alpha", sp_.mcts.dirichlet_alpha},
             {"selfplay_noise_fraction", sp_.mcts.noise_fraction},
             {"selfplay_temperature_moves", sp_.mcts.temperature_moves},
             {"selfplay_pass_allowed_from_move", sp_.mcts.pass_allowed_from_move},
-            {"selfplay_playout_weight", playout_weight_},
-            {"selfplay_parallel_games", parallel_games_},
-            {"selfplay_balance_games", balance_games_},
-            {"search_blas_threads", search_blas_threads_},
+            {"selfplay_playout_weight", opts_.playout_weight},
+            {"selfplay_parallel_games", opts_.parallel_games},
+            {"selfplay_balance_games", opts_.balance_games},
+            {"search_blas_threads", opts_.search_blas_threads},
             {"selfplay_mcts_batch", sp_.mcts.batch},
             {"search_precision", PrecisionName(search_dtype_)},
-            {"channels_last", channels_last_},
+            {"channels_last", opts_.channels_last},
             {"incremental_playouts", sp_.incremental_playouts},
             {"search_node_pool", sp_.mcts.node_pool},
             {"train_threads", net_threads_},
-            {"fold_batchnorm", fold_batchnorm_},
+            {"fold_batchnorm", opts_.fold_batchnorm},
             {"train_value_target_q_weight", sp_.q_weight},
-            {"train_steps_per_generation", train_steps_},
-            {"train_window_generations", window_generations_},
-            {"komi", komi_},
-            {"eval_readouts", eval_readouts_},
-            {"eval_gnugo_games", gnugo_games_},
-            {"eval_gnugo_every", gnugo_every_},
-            {"eval_gnugo_level", gnugo_level_},
-            {"gating_games", gating_games_},
-            {"gating_win_rate", gating_win_rate_}};
+            {"train_steps_per_generation", opts_.train_steps},
+            {"train_window_generations", opts_.window_generations},
+            {"komi", opts_.komi},
+            {"eval_readouts", opts_.eval_readouts},
+            {"eval_gnugo_games", opts_.gnugo_games},
+            {"eval_gnugo_every", opts_.gnugo_every},
+            {"eval_gnugo_level", opts_.gnugo_level},
+            {"gating_games", opts_.gating_games},
+            {"gating_win_rate", opts_.gating_win_rate}};
   }
 
-  int64_t GlobalBatchSize() const override { return batch_; }
+  int64_t GlobalBatchSize() const override { return opts_.batch_size; }
   Json RuntimeProvenance() const override { return TorchProvenance(device_); }
 
   void LoadData() override {
     // mini: the held-out GNU Go games of `prepare go` (<data>/test); full: every .sgf under the
     // expert collection the user points to.
-    const std::string dir = scale_ == "mini" ? (fs::path(ctx_.data_dir) / "test").string() : ctx_.data_dir;
+    const std::string dir = opts_.eval_games_subdir.empty()
+                                ? ctx_.data_dir
+                                : (fs::path(ctx_.data_dir) / opts_.eval_games_subdir).string();
     // The expert's board moves only: its passes (which end a game under Tromp-Taylor, once the
     // board is settled) are left out, so a policy that collapses onto passing cannot score.
     eval_positions_ = go::PositionsOf(go::SgfFilesUnder(dir));
-    eval_positions_.erase(std::remove_if(eval_positions_.begin(), eval_positions_.end(),
-                                         [](const go::LabelledPosition& p) { return p.next.point == go::kPass; }),
-                          eval_positions_.end());
+    eval_positions_.erase(
+        std::remove_if(eval_positions_.begin(), eval_positions_.end(),
+                       [](const go::LabelledPosition& p) { return p.next.point == go::kPass; }),
+        eval_positions_.end());
     if (eval_positions_.empty()) throw core::FileError(dir, 0, "the games hold no move to predict");
     for (const auto& p : eval_positions_) {
-      if (p.game.board().size() != size_) {
+      if (p.game.board().size() != opts_.board_size) {
         throw core::Error(p.source + ": a " + std::to_string(p.game.board().size()) + "x" +
-                          std::to_string(p.game.board().size()) + " game, the benchmark plays " + std::to_string(size_) +
-                          "x" + std::to_string(size_));
+                          std::to_string(p.game.board().size()) + " game, the benchmark plays " +
+                          std::to_string(opts_.board_size) + "x" +
+                          std::to_string(opts_.board_size));
       }
     }
   }
 
-  int64_t TrainSamples() const override { return train_steps_ * batch_; }
+  int64_t TrainSamples() const override { return opts_.train_steps * opts_.batch_size; }
   int64_t EvalSamples() const override { return static_cast<int64_t>(eval_positions_.size()); }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
@@ -173,18 +160,22 @@ class MiniGo : public train::Workload {
     // the thread count.
     const auto selfplay_start = std::chrono::steady_clock::now();
     const int threads = std::max(1, ctx_.threads);
-    std::vector<SelfPlayGame> played(static_cast<size_t>(games_));
+    std::vector<SelfPlayGame> played(static_cast<size_t>(opts_.games_per_generation));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
     best_->eval();
-    const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);  // shared by the threads
+    const std::shared_ptr<const models::FoldedGoNet> folded =
+        Folded(best_);  // shared by the threads
     std::vector<uint64_t> seeds;
-    for (int g = 0; g < games_; ++g) {
-      seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g));
+    for (int g = 0; g < opts_.games_per_generation; ++g) {
+      seeds.push_back(core::SeedFor(ctx_.seed, "selfplay") ^ (static_cast<uint64_t>(epoch) << 32) ^
+                      static_cast<uint64_t>(g));
     }
     std::unique_ptr<SelfPlayPool> pool;
-    if (balance_games_) pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, parallel_games_);
+    if (opts_.balance_games)
+      pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
     at::set_num_threads(1);
-    auto blas_threads = std::make_unique<BlasThreadsScope>(search_blas_threads_);  // self-play only
+    auto blas_threads =
+        std::make_unique<BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
         AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
@@ -194,13 +185,17 @@ class MiniGo : public train::Workload {
           return;
         }
         std::vector<int> mine;
-        for (int g = t; g < games_; g += threads) mine.push_back(g);
-        for (size_t first = 0; first < mine.size(); first += static_cast<size_t>(parallel_games_)) {
-          const size_t last = std::min(mine.size(), first + static_cast<size_t>(parallel_games_));
+        for (int g = t; g < opts_.games_per_generation; g += threads) mine.push_back(g);
+        for (size_t first = 0; first < mine.size();
+             first += static_cast<size_t>(opts_.parallel_games)) {
+          const size_t last =
+              std::min(mine.size(), first + static_cast<size_t>(opts_.parallel_games));
           std::vector<uint64_t> group;
-          for (size_t k = first; k < last; ++k) group.push_back(seeds[static_cast<size_t>(mine[k])]);
+          for (size_t k = first; k < last; ++k)
+            group.push_back(seeds[static_cast<size_t>(mine[k])]);
           std::vector<SelfPlayGame> games = PlaySelfPlayGames(evaluator, sp_, group);
-          for (size_t k = first; k < last; ++k) played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
+          for (size_t k = first; k < last; ++k)
+            played[static_cast<size_t>(mine[k])] = std::move(games[k - first]);
         }
       } catch (...) {
         errors[static_cast<size_t>(t)] = std::current_exception();
@@ -222,31 +217,35 @@ class MiniGo : public train::Workload {
       resigned += g.game.resigned() != go::kEmpty;
       for (auto& s : g.samples) generation.push_back(std::move(s));
     }
-    last_selfplay_ = Json{{"selfplay_mean_moves", static_cast<double>(moves) / games_},
-                          {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
-                          {"selfplay_black_wins", static_cast<double>(black_wins) / games_},
-                          {"selfplay_resigned", static_cast<double>(resigned) / games_},
-                          {"selfplay_seconds", Seconds(selfplay_start)}};
+    last_selfplay_ =
+        Json{{"selfplay_mean_moves", static_cast<double>(moves) / opts_.games_per_generation},
+             {"selfplay_pass_fraction", moves > 0 ? static_cast<double>(passes) / moves : 0.0},
+             {"selfplay_black_wins", static_cast<double>(black_wins) / opts_.games_per_generation},
+             {"selfplay_resigned", static_cast<double>(resigned) / opts_.games_per_generation},
+             {"selfplay_seconds", Seconds(selfplay_start)}};
     generations_.push_back(std::move(generation));
-    while (static_cast<int>(generations_.size()) > window_generations_) generations_.pop_front();
+    while (static_cast<int>(generations_.size()) > opts_.window_generations)
+      generations_.pop_front();
     std::deque<GoSample> window;
     for (const auto& gen : generations_) window.insert(window.end(), gen.begin(), gen.end());
     // 2. Training on the window.
     const auto train_start = std::chrono::steady_clock::now();
-    for (int64_t step = 0; step < train_steps_; ++step) {
-      TrainStats st = TrainOnWindow(net_, *opt_, window, 1, batch_, go::Position::kHistory, rng_, device_);
-      if (!control.OnStep(batch_, st.policy_loss + st.value_loss)) return;
+    for (int64_t step = 0; step < opts_.train_steps; ++step) {
+      TrainStats st = TrainOnWindow(net_, *opt_, window, 1, opts_.batch_size,
+                                    go::Position::kHistory, rng_, device_);
+      if (!control.OnStep(opts_.batch_size, st.policy_loss + st.value_loss)) return;
     }
     last_selfplay_["train_seconds"] = Seconds(train_start);
     // 3. Gating (optional): the trained network becomes the self-play and evaluated network only
     // if it wins gating_win_rate of gating_games against the current best, colours alternating.
-    if (gating_games_ <= 0) {
+    if (opts_.gating_games <= 0) {
       best_ = net_;
       return;
     }
     const double rate = GatingWinRate(epoch);
-    last_gating_ = Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= gating_win_rate_}};
-    if (rate >= gating_win_rate_) best_ = Snapshot(net_);
+    last_gating_ =
+        Json{{"gating_win_rate", rate}, {"gating_accepted", rate >= opts_.gating_win_rate}};
+    if (rate >= opts_.gating_win_rate) best_ = Snapshot(net_);
   }
 
   // The self-play games of the generation just trained (0 when it was stopped before them).
@@ -257,7 +256,8 @@ class MiniGo : public train::Workload {
   train::EvalResult Evaluate(int epoch) override {
     train::EvalResult r;
     double pass_fraction = 0;
-    r.value = MovePredictionAccuracy(best_, eval_positions_, go::Position::kHistory, device_, 256, &pass_fraction);
+    r.value = MovePredictionAccuracy(best_, eval_positions_, go::Position::kHistory, device_, 256,
+                                     &pass_fraction);
     r.samples = static_cast<int64_t>(eval_positions_.size());
     int64_t samples = 0;
     for (const auto& g : generations_) samples += static_cast<int64_t>(g.size());
@@ -265,11 +265,11 @@ class MiniGo : public train::Workload {
     r.extra["window_samples"] = samples;
     r.extra["predicted_pass_fraction"] = pass_fraction;
     for (const auto& [k, v] : last_gating_.items()) r.extra[k] = v;
-    if (gnugo_games_ > 0 && epoch % gnugo_every_ == 0) {
+    if (opts_.gnugo_games > 0 && epoch % opts_.gnugo_every == 0) {
       auto [wins, played] = GnuGoWins(epoch);
       r.extra["gnugo_win_rate"] = static_cast<double>(wins) / played;
       r.extra["gnugo_games"] = played;
-      r.extra["gnugo_level"] = gnugo_level_;
+      r.extra["gnugo_level"] = opts_.gnugo_level;
     }
     return r;
   }
@@ -278,11 +278,16 @@ class MiniGo : public train::Workload {
   // The search's network: `net` with its BatchNorms folded when fold_batchnorm is on (null
   // otherwise); built once per generation or match and shared read-only by the threads.
   std::shared_ptr<const models::FoldedGoNet> Folded(const models::GoNet& net) const {
-    return fold_batchnorm_ ? std::make_shared<const models::FoldedGoNet>(*net, search_dtype_, channels_last_) : nullptr;
+    return opts_.fold_batchnorm ? std::make_shared<const models::FoldedGoNet>(*net, search_dtype_,
+                                                                              opts_.channels_last)
+                                : nullptr;
   }
-  GoNetEvaluator SearchEvaluator(const models::GoNet& net, std::shared_ptr<const models::FoldedGoNet> folded) const {
-    if (folded) return GoNetEvaluator(std::move(folded), device_, go::Position::kHistory, channels_last_);
-    return GoNetEvaluator(net, device_, go::Position::kHistory, channels_last_);
+  GoNetEvaluator SearchEvaluator(const models::GoNet& net,
+                                 std::shared_ptr<const models::FoldedGoNet> folded) const {
+    if (folded)
+      return GoNetEvaluator(std::move(folded), device_, go::Position::kHistory,
+                            opts_.channels_last);
+    return GoNetEvaluator(net, device_, go::Position::kHistory, opts_.channels_last);
   }
 
   static double Seconds(std::chrono::steady_clock::time_point since) {
@@ -298,17 +303,18 @@ class MiniGo : public train::Workload {
     for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
     auto from_b = net->buffers(), to_b = copy->buffers();
     for (size_t k = 0; k < from_b.size(); ++k) to_b[k].copy_(from_b[k]);
-    if (channels_last_) ToChannelsLast(*copy);
+    if (opts_.channels_last) ToChannelsLast(*copy);
     return copy;
   }
 
   // Our evaluation player: MCTS with `net` (no noise, the most visited move), the self-play's
   // playout mixing, `eval_readouts` readouts. Seeded for the playouts.
   struct Player {
-    Player(GoNetEvaluator net, const SelfPlayOptions& sp, int readouts, double playout_weight, int size, uint64_t seed,
-           int temperature_moves)
+    Player(GoNetEvaluator net, const SelfPlayOptions& sp, int readouts, double playout_weight,
+           int size, uint64_t seed, int temperature_moves)
         : evaluator(std::move(net)),
-          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size, sp.incremental_playouts),
+          mixed(evaluator, static_cast<float>(playout_weight), seed, 2 * size * size,
+                sp.incremental_playouts),
           mcts(mixed, [&] {
             go::MctsOptions o = sp.mcts;
             o.readouts = readouts;
@@ -336,23 +342,26 @@ class MiniGo : public train::Workload {
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
     at::set_num_threads(1);
-    BlasThreadsScope blas_threads(search_blas_threads_);
+    BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
-    for (int g = 0; g < gnugo_games_; ++g) {
-      const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
-      go::GtpClient gnugo({gnugo_binary_, "--mode", "gtp", "--level", std::to_string(gnugo_level_), "--chinese-rules",
-                           "--seed", std::to_string(seed % 1000000007)},
-                          60);
-      Player ours(SearchEvaluator(best_, folded), sp_, eval_readouts_, playout_weight_, size_, seed, 0);
+    for (int g = 0; g < opts_.gnugo_games; ++g) {
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^
+                            (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      go::GtpClient gnugo(
+          {opts_.gnugo_binary, "--mode", "gtp", "--level", std::to_string(opts_.gnugo_level),
+           "--chinese-rules", "--seed", std::to_string(seed % 1000000007)},
+          60);
+      Player ours(SearchEvaluator(best_, folded), sp_, opts_.eval_readouts, opts_.playout_weight,
+                  opts_.board_size, seed, 0);
       const go::Color our_color = g % 2 == 0 ? go::kBlack : go::kWhite;
       go::MatchOptions mo;
-      mo.size = size_;
-      mo.komi = komi_;
+      mo.size = opts_.board_size;
+      mo.komi = opts_.komi;
       const go::Game game = go::PlayMatch(gnugo, std::ref(ours), our_color, mo);
       wins += game.Winner() == our_color;
     }
     at::set_num_threads(net_threads_);
-    return {wins, gnugo_games_};
+    return {wins, opts_.gnugo_games};
   }
 
   // Fraction of gating_games the trained network wins against the best one, colours
@@ -362,19 +371,21 @@ class MiniGo : public train::Workload {
     AutocastScope autocast(device_, search_dtype_);
     net_->eval();
     best_->eval();
-    const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_), folded_best = Folded(best_);
+    const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_),
+                                                     folded_best = Folded(best_);
     at::set_num_threads(1);
-    BlasThreadsScope blas_threads(search_blas_threads_);
+    BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
-    for (int g = 0; g < gating_games_; ++g) {
-      const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^ (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
-      Player candidate(SearchEvaluator(net_, folded_candidate), sp_, eval_readouts_, playout_weight_, size_, seed,
-                       sp_.mcts.temperature_moves);
-      Player best(SearchEvaluator(best_, folded_best), sp_, eval_readouts_, playout_weight_, size_, seed + 1,
-                  sp_.mcts.temperature_moves);
+    for (int g = 0; g < opts_.gating_games; ++g) {
+      const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^
+                            (static_cast<uint64_t>(epoch) << 32) ^ static_cast<uint64_t>(g);
+      Player candidate(SearchEvaluator(net_, folded_candidate), sp_, opts_.eval_readouts,
+                       opts_.playout_weight, opts_.board_size, seed, sp_.mcts.temperature_moves);
+      Player best(SearchEvaluator(best_, folded_best), sp_, opts_.eval_readouts,
+                  opts_.playout_weight, opts_.board_size, seed + 1, sp_.mcts.temperature_moves);
       const go::Color candidate_color = g % 2 == 0 ? go::kBlack : go::kWhite;
-      go::Game game(size_, komi_);
-      const int limit = sp_.max_moves > 0 ? sp_.max_moves : 2 * size_ * size_;
+      go::Game game(opts_.board_size, opts_.komi);
+      const int limit = sp_.max_moves > 0 ? sp_.max_moves : 2 * opts_.board_size * opts_.board_size;
       while (!game.over() && static_cast<int>(game.moves().size()) < limit) {
         const go::Color c = game.to_play();
         const int move = c == candidate_color ? candidate(game, c) : best(game, c);
@@ -384,30 +395,21 @@ class MiniGo : public train::Workload {
     }
     net_->train();
     at::set_num_threads(net_threads_);
-    return static_cast<double>(wins) / gating_games_;
+    return static_cast<double>(wins) / opts_.gating_games;
   }
 
   std::string scale_;
+  MiniGoOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
-  int size_ = 9;
-  double komi_ = 7.5, playout_weight_ = 0, lr_ = 0, momentum_ = 0, weight_decay_ = 0;
   int64_t games_played_ = 0;  // self-play games of the last generation
   models::GoNetOptions net_options_;
   models::GoNet net_{nullptr};   // trained every generation
   models::GoNet best_{nullptr};  // plays self-play and is evaluated (net_ itself without gating)
-  int eval_readouts_ = 0, gnugo_games_ = 0, gnugo_every_ = 1, gnugo_level_ = 1, gating_games_ = 0;
-  double gating_win_rate_ = 0.55;
-  std::string gnugo_binary_;
   Json last_gating_ = Json::object();
   std::optional<torch::optim::SGD> opt_;
-  int games_ = 0, window_generations_ = 1, parallel_games_ = 1;
-  bool balance_games_ = false;
-  int search_blas_threads_ = 0;
-  bool channels_last_ = false, fold_batchnorm_ = false;
   int net_threads_ = 1;  // intra-op threads of training and the move-prediction evaluation
   torch::Dtype search_dtype_ = torch::kFloat32;  // the network's compute dtype in searches
-  int64_t train_steps_ = 0, batch_ = 0;
   SelfPlayOptions sp_;
   std::mt19937_64 rng_;
   std::deque<std::vector<GoSample>> generations_;
@@ -418,7 +420,8 @@ class MiniGo : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeMiniGo(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("minigo has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("minigo has no scale \"" + scale + "\"");
   return std::make_unique<MiniGo>(scale);
 }
 

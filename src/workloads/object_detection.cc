@@ -17,6 +17,7 @@
 #include "models/state_dict.h"
 #include "vision/augment.h"
 #include "workloads/detection_data.h"
+#include "workloads/detection_options.h"
 #include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
@@ -41,43 +42,32 @@ class ObjectDetection : public train::Workload {
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    const Json& c = ctx.config;
     device_ = SetUpTorch(ctx);
-    if (const int64_t bt = c.at("blas_threads").get<int64_t>(); bt > 0) SetBlasThreads(static_cast<int>(bt));
-    batch_size_ = c.at("batch_size").get<int64_t>();
-    base_lr_ = c.at("base_lr").get<double>();
-    momentum_ = c.at("momentum").get<double>();
-    weight_decay_ = c.at("weight_decay").get<double>();
-    warmup_epochs_ = c.at("warmup_epochs").get<double>();
-    decay_epoch_1_ = c.at("lr_decay_epoch_1").get<double>();
-    decay_epoch_2_ = c.at("lr_decay_epoch_2").get<double>();
-    decay_factor_ = c.at("lr_decay_factor").get<double>();
-    neg_ratio_ = c.at("neg_ratio").get<double>();
-    input_.image_size = c.at("image_size").get<int64_t>();
-    input_.match_iou = c.at("match_iou").get<double>();
-    decode_.nms_iou = c.at("nms_iou").get<double>();
-    decode_.max_output = c.at("max_detections").get<int64_t>();
-    decode_.score_threshold = c.at("score_threshold").get<double>();
-    eval_batch_ = c.at("eval_batch_size").get<int64_t>();
-    num_classes_ = c.at("num_classes").get<int64_t>();  // background included
-    width_ = c.at("width").get<int64_t>();
-    blocks_ = c.at("blocks_per_stage").get<int64_t>();
-    train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
+    opts_ = ObjectDetectionOptions::FromConfig(ctx.config, scale_);
+    const DetectionOptions& d = opts_.detection;
+    if (d.blas_threads > 0) SetBlasThreads(static_cast<int>(d.blas_threads));
+    input_.image_size = opts_.image_size;
+    input_.match_iou = opts_.match_iou;
+    decode_.nms_iou = d.nms_iou;
+    decode_.max_output = d.max_detections;
+    decode_.score_threshold = d.score_threshold;
+    train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     models::SsdOptions so;
-    if (scale_ == "mini") {
-      so = models::MiniSsdOptions(num_classes_, input_.image_size, width_, blocks_);
+    if (opts_.model == SsdModel::kMini) {
+      so = models::MiniSsdOptions(d.num_classes, input_.image_size, d.width, d.blocks_per_stage);
     } else {
-      if (input_.image_size != 300) throw core::Error("configuration key \"image_size\": SSD300 needs 300");
-      so = models::Ssd300Options(num_classes_);
+      so = models::Ssd300Options(d.num_classes);
     }
     model_ = models::Ssd(so);
     // The reference starts from ImageNet-pretrained torchvision weights for the trunk.
-    if (const std::string f = c.at("pretrained_trunk").get<std::string>(); !f.empty()) {
-      pretrained_ = models::LoadStateDict(*model_->trunk, core::ExpandDataPath(f));
+    if (!opts_.pretrained_trunk.empty()) {
+      pretrained_ =
+          models::LoadStateDict(*model_->trunk, core::ExpandDataPath(opts_.pretrained_trunk));
     }
     const std::vector<int64_t> maps = model_->FeatureSizes(input_.image_size);
-    const models::DefaultBoxOptions dbo =
-        scale_ == "mini" ? models::MiniDefaultBoxes(input_.image_size, maps) : models::Ssd300DefaultBoxes();
+    const models::DefaultBoxOptions dbo = opts_.model == SsdModel::kMini
+                                              ? models::MiniDefaultBoxes(input_.image_size, maps)
+                                              : models::Ssd300DefaultBoxes();
     if (dbo.feat_size != maps || models::DefaultBoxesPerCell(dbo) != so.num_defaults) {
       throw core::Error("SSD: the default boxes do not fit the model's feature maps");
     }
@@ -87,41 +77,44 @@ class ObjectDetection : public train::Workload {
     model_->to(device_);
     group_ = RunGroup(ctx);
     reducer_ = MakeDataParallel(group_, *model_);
-    sgd_.emplace(model_->parameters(),
-                 torch::optim::SGDOptions(base_lr_).momentum(momentum_).weight_decay(weight_decay_));
+    sgd_.emplace(
+        model_->parameters(),
+        torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay));
   }
 
   train::LoggedEvents LoggedHyperparameters() const override {
+    const DetectionOptions& d = opts_.detection;
     return {
         {"opt_name", "sgd"},
-        {"opt_base_learning_rate", base_lr_},
-        {"opt_momentum", momentum_},
-        {"opt_weight_decay", weight_decay_},
-        {"opt_learning_rate_warmup_epochs", warmup_epochs_},
+        {"opt_base_learning_rate", d.base_lr},
+        {"opt_momentum", d.momentum},
+        {"opt_weight_decay", d.weight_decay},
+        {"opt_learning_rate_warmup_epochs", opts_.warmup_epochs},
         {"opt_learning_rate_warmup_factor", 0.0},
-        {"opt_learning_rate_decay_boundary_epochs", Json::array({decay_epoch_1_, decay_epoch_2_})},
-        {"opt_learning_rate_decay_factor", decay_factor_},
-        {"model_bn_span", batch_size_ / ctx_.world_size},
+        {"opt_learning_rate_decay_boundary_epochs",
+         Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
+        {"opt_learning_rate_decay_factor", d.lr_decay_factor},
+        {"model_bn_span", d.batch_size / ctx_.world_size},
         // The random crop's windows tried per drawn mode (the reference's sampling trials; the
         // training pipeline uses SsdRandomCrop's default options). The warmup in steps needs the
         // data: LoggedDataFacts.
         {core::keys::kMaxSamples, vision::SsdCropOptions{}.attempts},
-        {"backbone", scale_ == "mini" ? "resnet_mini" : "resnet34"},
+        {"backbone", opts_.backbone},
         {"model_hp_pretrained_trunk", pretrained_ ? pretrained_->sha256 : std::string()},
         {"model_hp_image_size", input_.image_size},
-        {"model_hp_width", width_},
-        {"model_hp_blocks_per_stage", blocks_},
-        {"model_hp_num_classes", num_classes_},
+        {"model_hp_width", d.width},
+        {"model_hp_blocks_per_stage", d.blocks_per_stage},
+        {"model_hp_num_classes", d.num_classes},
         {"model_hp_default_boxes", dboxes_.size(0)},
         {"model_hp_match_iou", input_.match_iou},
-        {"loss_hp_neg_ratio", neg_ratio_},
+        {"loss_hp_neg_ratio", opts_.neg_ratio},
         {"eval_hp_nms_iou", decode_.nms_iou},
         {"eval_hp_max_detections", decode_.max_output},
         {"eval_hp_score_threshold", decode_.score_threshold},
     };
   }
 
-  int64_t GlobalBatchSize() const override { return batch_size_; }
+  int64_t GlobalBatchSize() const override { return opts_.detection.batch_size; }
 
   Json RuntimeProvenance() const override {
     Json j = TorchProvenance(device_);
@@ -131,20 +124,23 @@ class ObjectDetection : public train::Workload {
 
   void LoadData() override {
     const CocoLayout l = LayoutOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(LoadDetectionSplit(l.train_json, l.train_images, true));
+    auto train = std::make_shared<const DetectionSplit>(
+        LoadDetectionSplit(l.train_json, l.train_images, true));
     eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(l.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
-    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes_) {
+    eval_split_ = std::make_shared<const DetectionSplit>(
+        MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
+    const int64_t num_classes = opts_.detection.num_classes;
+    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
       throw core::Error(l.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " + std::to_string(num_classes_) +
-                        " (categories + background)");
+                        " categories, but configuration key \"num_classes\" is " +
+                        std::to_string(num_classes) + " (categories + background)");
     }
     if (eval_split_->category_ids != train->category_ids) {
       throw core::Error(l.val_json + ": its categories differ from " + l.train_json + "'s");
     }
     train_split_ = train;
     data::BatchLoaderOptions t;
-    t.batch_size = batch_size_ / ctx_.world_size;
+    t.batch_size = opts_.detection.batch_size / ctx_.world_size;
     t.shuffle = true;
     t.seed = core::SeedFor(ctx_.seed, "data");
     t.rank = ctx_.rank;
@@ -152,7 +148,7 @@ class ObjectDetection : public train::Workload {
     t.last_batch = data::LastBatchPolicy::kDrop;
     t.num_workers = ctx_.loader_threads;
     data::BatchLoaderOptions e = t;
-    e.batch_size = eval_batch_;
+    e.batch_size = opts_.detection.eval_batch_size;
     e.shuffle = false;
     e.last_batch = data::LastBatchPolicy::kPad;
     train_set_ = std::make_shared<SsdTrainDataset>(train_split_, input_, dboxes_);
@@ -166,8 +162,10 @@ class ObjectDetection : public train::Workload {
   int64_t EvalSamples() const override { return eval_set_->size(); }
 
   train::LoggedEvents LoggedDataFacts() const override {
-    // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per epoch).
-    return {{core::keys::kOptLrWarmupSteps, std::max<int64_t>(0, StepAtEpoch(warmup_epochs_, steps_per_epoch_))},
+    // The steps the linear warmup lasts (LearningRate: while step < warmup_epochs x steps per
+    // epoch).
+    return {{core::keys::kOptLrWarmupSteps,
+             std::max<int64_t>(0, StepAtEpoch(opts_.warmup_epochs, steps_per_epoch_))},
             {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
             {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
   }
@@ -180,12 +178,15 @@ class ObjectDetection : public train::Workload {
       const torch::Tensor x = BatchImages(*batch, device_);
       const torch::Tensor extra =
           torch::from_blob(batch->extra.data(), {batch->size, 5 * a}, torch::kFloat32).to(device_);
-      const torch::Tensor gloc = extra.narrow(1, 0, 4 * a).view({batch->size, a, 4}).permute({0, 2, 1});
+      const torch::Tensor gloc =
+          extra.narrow(1, 0, 4 * a).view({batch->size, a, 4}).permute({0, 2, 1});
       const torch::Tensor glabel = extra.narrow(1, 4 * a, a).to(torch::kInt64);
       const double lr = LearningRate(step_);
-      for (auto& g : sgd_->param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+      for (auto& g : sgd_->param_groups())
+        static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
       auto [ploc, pconf] = model_->forward(x);
-      const torch::Tensor loss = models::SsdLoss(ploc, pconf, gloc, glabel, dboxes_, scale_xy_, scale_wh_, neg_ratio_);
+      const torch::Tensor loss = models::SsdLoss(ploc, pconf, gloc, glabel, dboxes_, scale_xy_,
+                                                 scale_wh_, opts_.neg_ratio);
       sgd_->zero_grad();
       if (reducer_) reducer_->Prepare();
       loss.backward();
@@ -249,7 +250,8 @@ class ObjectDetection : public train::Workload {
         results.push_back(det);
       }
     }
-    const coco::CocoStats stats = coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
+    const coco::CocoStats stats =
+        coco::EvaluateDetections(*eval_gt_, results, coco::IouType::kBbox);
     train::EvalResult r;
     r.value = stats.values[0];
     r.samples = n_images;
@@ -263,16 +265,21 @@ class ObjectDetection : public train::Workload {
  private:
   // Linear warmup from 0 over warmup_epochs, then base_lr, x decay_factor after each boundary.
   double LearningRate(int64_t step) const {
-    const double epoch = static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
-    double lr = base_lr_;
-    if (warmup_epochs_ > 0 && epoch < warmup_epochs_) lr *= (static_cast<double>(step) + 1) /
-                                                           (warmup_epochs_ * static_cast<double>(steps_per_epoch_));
-    if (decay_epoch_1_ > 0 && epoch >= decay_epoch_1_) lr *= decay_factor_;
-    if (decay_epoch_2_ > 0 && epoch >= decay_epoch_2_) lr *= decay_factor_;
+    const DetectionOptions& d = opts_.detection;
+    const double warmup_epochs = opts_.warmup_epochs;
+    const double epoch =
+        static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch_));
+    double lr = d.base_lr;
+    if (warmup_epochs > 0 && epoch < warmup_epochs)
+      lr *=
+          (static_cast<double>(step) + 1) / (warmup_epochs * static_cast<double>(steps_per_epoch_));
+    if (d.lr_decay_epoch_1 > 0 && epoch >= d.lr_decay_epoch_1) lr *= d.lr_decay_factor;
+    if (d.lr_decay_epoch_2 > 0 && epoch >= d.lr_decay_epoch_2) lr *= d.lr_decay_factor;
     return lr;
   }
 
   std::string scale_;
+  ObjectDetectionOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   models::Ssd model_{nullptr};
@@ -282,9 +289,7 @@ class ObjectDetection : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
-  int64_t batch_size_ = 0, eval_batch_ = 0, num_classes_ = 0, width_ = 0, blocks_ = 0, steps_per_epoch_ = 1, step_ = 0;
-  double base_lr_ = 0, momentum_ = 0, weight_decay_ = 0, warmup_epochs_ = 0, decay_epoch_1_ = 0, decay_epoch_2_ = 0,
-         decay_factor_ = 0.1, neg_ratio_ = 3;
+  int64_t steps_per_epoch_ = 1, step_ = 0;
   SsdInputOptions input_;
   models::SsdDecodeOptions decode_;
   std::shared_ptr<const DetectionSplit> train_split_, eval_split_;
@@ -296,7 +301,8 @@ class ObjectDetection : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeObjectDetection(const std::string& scale) {
-  if (scale != "mini" && scale != "full") throw core::Error("object_detection has no scale \"" + scale + "\"");
+  if (scale != "mini" && scale != "full")
+    throw core::Error("object_detection has no scale \"" + scale + "\"");
   return std::make_unique<ObjectDetection>(scale);
 }
 

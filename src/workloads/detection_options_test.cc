@@ -1,0 +1,113 @@
+#include "workloads/detection_options.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "core/benchmark_def.h"
+#include "core/error.h"
+
+namespace trainbench::workloads {
+namespace {
+
+// The definition's reference values at `scale`, as `trainbench run` resolves them without --set.
+core::Json Defaults(const std::string& benchmark, const std::string& scale) {
+  const core::BenchmarkDef def =
+      core::FindBenchmark(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks", benchmark);
+  return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ObjectDetectionOptions, MiniDefaults) {
+  const auto o = ObjectDetectionOptions::FromConfig(Defaults("object_detection", "mini"), "mini");
+  EXPECT_EQ(o.detection.batch_size, 32);
+  EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.04);
+  EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_2, 28.0);
+  EXPECT_EQ(o.detection.num_classes, 7);
+  EXPECT_EQ(o.detection.blas_threads, 1);
+  EXPECT_EQ(o.image_size, 128);
+  EXPECT_DOUBLE_EQ(o.warmup_epochs, 1.0);
+  EXPECT_EQ(o.pretrained_trunk, "");
+  EXPECT_EQ(o.model, SsdModel::kMini);
+  EXPECT_EQ(o.backbone, "resnet_mini");
+}
+
+TEST(ObjectDetectionOptions, FullDefaults) {
+  const auto o = ObjectDetectionOptions::FromConfig(Defaults("object_detection", "full"), "full");
+  EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.0025);
+  EXPECT_EQ(o.detection.num_classes, 81);
+  EXPECT_EQ(o.detection.max_detections, 200);
+  EXPECT_EQ(o.image_size, 300);
+  EXPECT_DOUBLE_EQ(o.warmup_epochs, 0.0);
+  EXPECT_EQ(o.model, SsdModel::kSsd300);
+  EXPECT_EQ(o.backbone, "resnet34");
+}
+
+TEST(ObjectDetectionOptions, ErrorsNameTheKey) {
+  core::Json c = Defaults("object_detection", "full");
+  c["batch_size"] = "x";
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
+            "configuration key \"batch_size\": expected an integer, got \"x\"");
+  c = Defaults("object_detection", "full");
+  c["image_size"] = 128;
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
+            "configuration key \"image_size\": SSD300 needs 300");
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "mini"); }), "(no error)");
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "huge"); }),
+            "object_detection has no scale \"huge\"");
+}
+
+TEST(InstanceSegmentationOptions, MiniDefaults) {
+  const auto o =
+      InstanceSegmentationOptions::FromConfig(Defaults("instance_segmentation", "mini"), "mini");
+  EXPECT_EQ(o.detection.batch_size, 16);
+  EXPECT_DOUBLE_EQ(o.detection.weight_decay, 0.0001);
+  EXPECT_EQ(o.detection.max_detections, 100);
+  EXPECT_EQ(o.warmup_steps, 100);
+  EXPECT_EQ(o.min_size, 128);
+  EXPECT_EQ(o.rpn_post_nms_top_n_train, 500);
+  EXPECT_EQ(o.mask_pool_size, 7);
+  EXPECT_EQ(o.precision, "fp32");
+  EXPECT_FALSE(o.channels_last);
+  EXPECT_EQ(o.model, MaskRcnnModel::kMini);
+  EXPECT_EQ(o.backbone, "resnet_mini_fpn");
+}
+
+TEST(InstanceSegmentationOptions, FullDefaults) {
+  const auto o =
+      InstanceSegmentationOptions::FromConfig(Defaults("instance_segmentation", "full"), "full");
+  EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_1, 8.19);
+  EXPECT_EQ(o.detection.eval_batch_size, 8);
+  EXPECT_EQ(o.min_size, 800);
+  EXPECT_EQ(o.max_size, 1333);
+  EXPECT_EQ(o.fpn_channels, 256);
+  EXPECT_EQ(o.model, MaskRcnnModel::kR50Fpn);
+  EXPECT_EQ(o.backbone, "resnet50_fpn");
+}
+
+TEST(InstanceSegmentationOptions, ErrorsNameTheKey) {
+  core::Json c = Defaults("instance_segmentation", "mini");
+  c["channels_last"] = 1;
+  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+            "configuration key \"channels_last\": expected true or false, got 1");
+  c = Defaults("instance_segmentation", "mini");
+  c["precision"] = "fp8";
+  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+            "configuration key \"precision\": expected fp32, bf16 or fp16, got \"fp8\"");
+  c = Defaults("instance_segmentation", "mini");
+  c["min_size"] = 256;
+  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+            "configuration key \"min_size\": 256 is larger than max_size 128");
+}
+
+}  // namespace
+}  // namespace trainbench::workloads

@@ -1,0 +1,79 @@
+#include "workloads/minigo_options.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "core/benchmark_def.h"
+#include "core/error.h"
+
+namespace trainbench::workloads {
+namespace {
+
+// The definition's reference values at `scale`, as `trainbench run` resolves them without --set.
+core::Json Defaults(const std::string& scale) {
+  const core::BenchmarkDef def = core::FindBenchmark(
+      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks", "reinforcement_learning");
+  return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MiniGoOptions, MiniDefaults) {
+  const MiniGoOptions o = MiniGoOptions::FromConfig(Defaults("mini"), "mini");
+  EXPECT_EQ(o.board_size, 9);
+  EXPECT_EQ(o.filters, 16);
+  EXPECT_EQ(o.batch_size, 64);
+  EXPECT_EQ(o.readouts, 256);
+  EXPECT_DOUBLE_EQ(o.playout_weight, 0.5);
+  EXPECT_EQ(o.search_precision, "fp32");
+  EXPECT_EQ(o.gating_games, 0);
+  EXPECT_EQ(o.gnugo_every, 25);
+  EXPECT_EQ(o.gnugo_binary, "/usr/games/gnugo");
+  EXPECT_EQ(o.eval_games_subdir, "test");
+}
+
+TEST(MiniGoOptions, FullDefaults) {
+  const MiniGoOptions o = MiniGoOptions::FromConfig(Defaults("full"), "full");
+  EXPECT_EQ(o.blocks, 9);
+  EXPECT_EQ(o.games_per_generation, 1000);
+  EXPECT_EQ(o.train_steps, 2000);
+  EXPECT_EQ(o.gating_games, 100);
+  EXPECT_DOUBLE_EQ(o.gating_win_rate, 0.55);
+  EXPECT_EQ(o.gnugo_level, 10);
+  EXPECT_EQ(o.eval_games_subdir, "");
+}
+
+TEST(MiniGoOptions, GnuGoEveryIsAtLeastOne) {
+  core::Json c = Defaults("mini");
+  c["gnugo_every"] = 0;
+  EXPECT_EQ(MiniGoOptions::FromConfig(c, "mini").gnugo_every, 1);
+}
+
+TEST(MiniGoOptions, ErrorsNameTheKey) {
+  core::Json c = Defaults("mini");
+  c["komi"] = "seven";
+  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
+            "configuration key \"komi\": expected a number, got \"seven\"");
+  c = Defaults("mini");
+  c["search_precision"] = "int8";
+  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
+            "configuration key \"search_precision\": expected fp32, bf16 or fp16, got \"int8\"");
+  c = Defaults("mini");
+  c.erase("readouts");
+  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
+            "configuration key \"readouts\": missing from the configuration");
+  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(Defaults("mini"), "huge"); }),
+            "minigo has no scale \"huge\"");
+}
+
+}  // namespace
+}  // namespace trainbench::workloads
