@@ -119,6 +119,10 @@ HyperparameterDef ReadHyperparameter(const Reader& r, const std::string& name, c
   }
   std::string empty;
   h.help = r.Str(n, p, "help", &empty);
+  h.mllog = r.Str(n, p, "mllog", &empty);
+  if (!h.mllog.empty() && h.mllog.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+    throw r.Fail(n["mllog"], p + "mllog", "an MLLOG key is lower case letters, digits and _, not \"" + h.mllog + "\"");
+  }
   if (n["min"].IsDefined()) h.min = r.Num(n, p, "min");
   if (n["max"].IsDefined()) h.max = r.Num(n, p, "max");
   if (n["allowed"].IsDefined()) {

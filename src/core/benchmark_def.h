@@ -25,6 +25,11 @@ struct HyperparameterDef {
   std::string type;  // "int", "float", "string", "bool"
   Json reference;    // the reference value (the default)
   std::string help;
+  // The MLLOG key under which the workload logs this value as configured (`mllog:` in the
+  // YAML; e.g. model_hp_d_model), through train::LoggedSetting; empty: not logged as itself
+  // (a trainbench-only knob, or logged only in a derived form). The rules tests check the
+  // closed rule files against it.
+  std::string mllog;
   // Closed division: `closed_fixed` means the reference value only; otherwise the value must
   // lie in [closed_min, closed_max] and, when `closed_allowed` is non-empty, be one of them.
   bool closed_fixed = false;

@@ -4,6 +4,15 @@
 
 namespace trainbench::train {
 
+LoggedEvent LoggedSetting(const RunContext& ctx, const std::string& key, core::Json metadata) {
+  TB_CHECK(ctx.scale != nullptr, "LoggedSetting(" << key << "): the run context has no scale");
+  const core::HyperparameterDef* h = ctx.scale->Find(key);
+  TB_CHECK(h != nullptr && !h->mllog.empty(),
+           "hyperparameter " << key << " has no `mllog:` name in its definition (" << ctx.benchmark << ")");
+  TB_CHECK(ctx.config.contains(key), "hyperparameter " << key << " is not in the effective configuration");
+  return {h->mllog, ctx.config.at(key), std::move(metadata)};
+}
+
 void CheckWorldSize(const Workload& workload, const std::string& benchmark, const core::Json& config,
                     int world_size) {
   if (world_size <= 1) return;

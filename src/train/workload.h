@@ -73,6 +73,11 @@ struct LoggedEvent {
 };
 using LoggedEvents = std::vector<LoggedEvent>;
 
+// The event of hyperparameter `key` as configured: its definition's MLLOG name (`mllog:` in
+// configs/benchmarks/*.yaml) and its effective value. A key without an `mllog` name, or not in
+// the definition, is a programming error (TB_CHECK): the name must live in the definition.
+LoggedEvent LoggedSetting(const RunContext& ctx, const std::string& key, core::Json metadata = core::Json::object());
+
 class Workload {
  public:
   virtual ~Workload() = default;

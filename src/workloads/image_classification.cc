@@ -93,7 +93,7 @@ class ImageClassification : public train::Workload {
       h.push_back({"opt_learning_rate_decay_boundary_epochs",
                    Json::array({opts_.warmup_epochs, opts_.decay_epochs})});
     }
-    h.push_back({"label_smoothing", opts_.label_smoothing});
+    h.push_back(train::LoggedSetting(ctx_, "label_smoothing"));
     return h;
   }
 

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "core/atomic_file.h"
+#include "core/benchmark_def.h"
 #include "core/error.h"
 #include "go/expert_games.h"
 
@@ -145,7 +146,11 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   go::GnuGoOptions g;
   if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo_options");
+  // The definition names the logged keys (train::LoggedSetting).
+  static const core::BenchmarkDef def =
+      core::LoadBenchmarkDef(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/reinforcement_learning.yaml");
   train::RunContext ctx;
+  ctx.scale = &def.Scale("mini");
   ctx.config = Config();
   ctx.config["parallel_games"] = 2;
   ctx.config["balance_games"] = true;

@@ -86,14 +86,14 @@ class ObjectDetection : public train::Workload {
     const DetectionOptions& d = opts_.detection;
     return {
         {"opt_name", "sgd"},
-        {"opt_base_learning_rate", d.base_lr},
-        {"opt_momentum", d.momentum},
-        {"opt_weight_decay", d.weight_decay},
-        {"opt_learning_rate_warmup_epochs", opts_.warmup_epochs},
+        train::LoggedSetting(ctx_, "base_lr"),
+        train::LoggedSetting(ctx_, "momentum"),
+        train::LoggedSetting(ctx_, "weight_decay"),
+        train::LoggedSetting(ctx_, "warmup_epochs"),
         {"opt_learning_rate_warmup_factor", 0.0},
         {"opt_learning_rate_decay_boundary_epochs",
          Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
-        {"opt_learning_rate_decay_factor", d.lr_decay_factor},
+        train::LoggedSetting(ctx_, "lr_decay_factor"),
         {"model_bn_span", d.batch_size / ctx_.world_size},
         // The random crop's windows tried per drawn mode (the reference's sampling trials; the
         // training pipeline uses SsdRandomCrop's default options). The warmup in steps needs the
@@ -101,16 +101,16 @@ class ObjectDetection : public train::Workload {
         {core::keys::kMaxSamples, vision::SsdCropOptions{}.attempts},
         {"backbone", opts_.backbone},
         {"model_hp_pretrained_trunk", pretrained_ ? pretrained_->sha256 : std::string()},
-        {"model_hp_image_size", input_.image_size},
-        {"model_hp_width", d.width},
-        {"model_hp_blocks_per_stage", d.blocks_per_stage},
-        {"model_hp_num_classes", d.num_classes},
+        train::LoggedSetting(ctx_, "image_size"),
+        train::LoggedSetting(ctx_, "width"),
+        train::LoggedSetting(ctx_, "blocks_per_stage"),
+        train::LoggedSetting(ctx_, "num_classes"),
         {"model_hp_default_boxes", dboxes_.size(0)},
-        {"model_hp_match_iou", input_.match_iou},
-        {"loss_hp_neg_ratio", opts_.neg_ratio},
-        {"eval_hp_nms_iou", decode_.nms_iou},
-        {"eval_hp_max_detections", decode_.max_output},
-        {"eval_hp_score_threshold", decode_.score_threshold},
+        train::LoggedSetting(ctx_, "match_iou"),
+        train::LoggedSetting(ctx_, "neg_ratio"),
+        train::LoggedSetting(ctx_, "nms_iou"),
+        train::LoggedSetting(ctx_, "max_detections"),
+        train::LoggedSetting(ctx_, "score_threshold"),
     };
   }
 

@@ -108,27 +108,25 @@ class Translation : public train::Workload {
     const bool transformer = opts_.arch == Arch::kTransformer;
     train::LoggedEvents h = {
         {"opt_name", "adam"},
-        {"opt_base_learning_rate", opts_.base_lr},
-        {"opt_adam_beta_1", opts_.adam_beta1},
-        {"opt_adam_beta_2", opts_.adam_beta2},
-        {"opt_adam_epsilon", opts_.adam_epsilon},
-        {"opt_learning_rate_warmup_steps", opts_.warmup_steps},
+        train::LoggedSetting(ctx_, "base_lr"),
+        train::LoggedSetting(ctx_, "adam_beta1"),
+        train::LoggedSetting(ctx_, "adam_beta2"),
+        train::LoggedSetting(ctx_, "adam_epsilon"),
+        train::LoggedSetting(ctx_, "warmup_steps"),
         {"opt_learning_rate_schedule", transformer ? "inverse_sqrt" : "warmup_constant"},
-        {"opt_gradient_clip_norm", opts_.grad_clip_norm},
-        {"model_hp_label_smoothing", opts_.label_smoothing},
+        train::LoggedSetting(ctx_, "grad_clip_norm"),
+        train::LoggedSetting(ctx_, "label_smoothing"),
         // Training pairs longer than this (either side, eos included) are left out (LoadData).
-        {core::keys::kMaxSequenceLength,
-         opts_.max_train_length,
-         {{core::keys::kMdMethod, "discard"}}},
-        {"model_hp_vocab_size", opts_.vocab_size},
-        {"eval_hp_beam_size", beam_.beam},
-        {"eval_hp_len_norm_factor", beam_.length_alpha},
-        {"eval_hp_len_norm_const", beam_.length_const},
-        {"eval_hp_cov_penalty_factor", beam_.coverage_beta},
-        {"eval_hp_max_decode_len_a", beam_.max_len_a},
-        {"eval_hp_max_decode_len_b", beam_.max_len_b},
-        {"eval_hp_bleu_tokenize", metrics::BleuTokenizeName(bleu_.tokenize)},
-        {"eval_hp_bleu_lowercase", bleu_.lowercase},
+        train::LoggedSetting(ctx_, "max_train_length", {{core::keys::kMdMethod, "discard"}}),
+        train::LoggedSetting(ctx_, "vocab_size"),
+        train::LoggedSetting(ctx_, "beam_size"),
+        train::LoggedSetting(ctx_, "len_norm_factor"),
+        train::LoggedSetting(ctx_, "len_norm_const"),
+        train::LoggedSetting(ctx_, "cov_penalty_factor"),
+        train::LoggedSetting(ctx_, "max_decode_len_a"),
+        train::LoggedSetting(ctx_, "max_decode_len_b"),
+        train::LoggedSetting(ctx_, "bleu_tokenize"),
+        train::LoggedSetting(ctx_, "bleu_lowercase"),
     };
     if (!transformer) {
       // The official closed GNMT keys (training_0.7.0/closed_gnmt.yaml) name the reference's
@@ -149,19 +147,19 @@ class Translation : public train::Workload {
     }
     // The configured values as they are (integers stay integers, floats floats).
     if (transformer) {
-      h.push_back({"model_hp_d_model", opts_.d_model});
-      h.push_back({"model_hp_heads", opts_.heads});
-      h.push_back({"model_hp_ffn_dim", opts_.ffn_dim});
-      h.push_back({"model_hp_layers", opts_.layers});
-      h.push_back({"model_hp_dropout", opts_.dropout});
-      h.push_back({"model_hp_attention_dropout", opts_.attention_dropout});
-      h.push_back({"model_hp_relu_dropout", opts_.relu_dropout});
+      h.push_back(train::LoggedSetting(ctx_, "d_model"));
+      h.push_back(train::LoggedSetting(ctx_, "heads"));
+      h.push_back(train::LoggedSetting(ctx_, "ffn_dim"));
+      h.push_back(train::LoggedSetting(ctx_, "layers"));
+      h.push_back(train::LoggedSetting(ctx_, "dropout"));
+      h.push_back(train::LoggedSetting(ctx_, "attention_dropout"));
+      h.push_back(train::LoggedSetting(ctx_, "relu_dropout"));
     } else {
-      h.push_back({"model_hp_hidden_size", opts_.hidden_size});
-      h.push_back({"model_hp_layers", opts_.layers});
-      h.push_back({"model_hp_dropout", opts_.dropout});
-      h.push_back({"model_hp_init_weight", opts_.init_weight});
-      h.push_back({"model_hp_attention_scale_init", opts_.attention_scale_init});
+      h.push_back(train::LoggedSetting(ctx_, "hidden_size"));
+      h.push_back(train::LoggedSetting(ctx_, "layers"));
+      h.push_back(train::LoggedSetting(ctx_, "dropout"));
+      h.push_back(train::LoggedSetting(ctx_, "init_weight"));
+      h.push_back(train::LoggedSetting(ctx_, "attention_scale_init"));
     }
     return h;
   }
