@@ -116,6 +116,7 @@ TEST(DefinitionsConsistency, ClosedRulesDemandTheDefinitionsFixedValues) {
       {"model_hp_pretrained_trunk", "the trunk file's SHA-256, not its path"},
       {"model_hp_mlp_layer_sizes", "a list parsed from a string (ClosedNcfModelSizes... above)"},
       {"global_batch_size", "logged by the harness; checked below against batch_size"},
+      {"train_value_target_q_weight", "logged as the float the search uses (minigo.cc)"},
   };
   int checked = 0;
   for (const auto& def : core::LoadAllBenchmarks(root + "/configs/benchmarks")) {

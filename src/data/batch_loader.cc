@@ -8,6 +8,27 @@
 
 namespace trainbench::data {
 
+BatchLoaderOptions TrainLoaderOptions(int64_t per_rank_batch, uint64_t seed, int rank, int world_size,
+                                      int num_workers) {
+  BatchLoaderOptions t;
+  t.batch_size = per_rank_batch;
+  t.shuffle = true;
+  t.seed = seed;
+  t.rank = rank;
+  t.world_size = world_size;
+  t.last_batch = LastBatchPolicy::kDrop;
+  t.num_workers = num_workers;
+  return t;
+}
+
+BatchLoaderOptions EvalLoaderOptions(const BatchLoaderOptions& train, int64_t per_rank_batch) {
+  BatchLoaderOptions e = train;
+  e.batch_size = per_rank_batch;
+  e.shuffle = false;
+  e.last_batch = LastBatchPolicy::kPad;
+  return e;
+}
+
 std::vector<int64_t> EpochOrder(int64_t size, uint64_t seed, int64_t epoch, bool shuffle) {
   std::vector<int64_t> order(static_cast<size_t>(size));
   std::iota(order.begin(), order.end(), int64_t{0});

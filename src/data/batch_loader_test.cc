@@ -304,3 +304,28 @@ TEST(BatchLoaderTest, NextAfterEpochEndStaysEmpty) {
 
 }  // namespace
 }  // namespace trainbench::data
+
+namespace trainbench::data {
+namespace {
+
+TEST(LoaderOptions, TrainingShufflesAndDropsEvaluationKeepsOrderAndPads) {
+  const BatchLoaderOptions t = TrainLoaderOptions(32, 99, 1, 4, 2);
+  EXPECT_EQ(t.batch_size, 32);
+  EXPECT_TRUE(t.shuffle);
+  EXPECT_EQ(t.seed, 99u);
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(t.world_size, 4);
+  EXPECT_EQ(t.last_batch, LastBatchPolicy::kDrop);
+  EXPECT_EQ(t.num_workers, 2);
+  const BatchLoaderOptions e = EvalLoaderOptions(t, 100);
+  EXPECT_EQ(e.batch_size, 100);
+  EXPECT_FALSE(e.shuffle);
+  EXPECT_EQ(e.last_batch, LastBatchPolicy::kPad);
+  EXPECT_EQ(e.rank, 1);
+  EXPECT_EQ(e.world_size, 4);
+  EXPECT_EQ(e.seed, 99u);
+  EXPECT_EQ(e.num_workers, 2);
+}
+
+}  // namespace
+}  // namespace trainbench::data

@@ -16,6 +16,26 @@
 
 namespace trainbench::workloads {
 
+CocoSplits LoadCocoSplits(const std::string& dir, int64_t num_classes, bool with_masks) {
+  const std::string train_json = dir + "/annotations/instances_train2017.json";
+  const std::string val_json = dir + "/annotations/instances_val2017.json";
+  CocoSplits s;
+  s.train = std::make_shared<const DetectionSplit>(
+      LoadDetectionSplit(train_json, dir + "/train2017", true, with_masks));
+  s.eval_gt = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(val_json));
+  s.eval = std::make_shared<const DetectionSplit>(
+      MakeDetectionSplit(*s.eval_gt, val_json, dir + "/val2017", false));
+  if (static_cast<int64_t>(s.train->category_ids.size()) + 1 != num_classes) {
+    throw core::Error(train_json + ": " + std::to_string(s.train->category_ids.size()) +
+                      " categories, but configuration key \"num_classes\" is " +
+                      std::to_string(num_classes) + " (categories + background)");
+  }
+  if (s.eval->category_ids != s.train->category_ids) {
+    throw core::Error(val_json + ": its categories differ from " + train_json + "'s");
+  }
+  return s;
+}
+
 DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,
                                   bool with_masks) {
   return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train, with_masks);

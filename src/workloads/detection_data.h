@@ -16,6 +16,7 @@
 #include <array>
 #include <utility>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,17 @@ DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::str
 // The same from a dataset already read (validated) from `source`.
 DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& source, const std::string& image_dir,
                                   bool train, bool with_masks = false);
+
+// A detection run's two COCO 2017 splits, from `dir`'s annotations/instances_{train,val}2017.json
+// and its train2017/ and val2017/ images: the training split (LoadDetectionSplit with train),
+// the evaluation's ground truth and its split (every image). Throws core::Error naming the file
+// when the training categories + background are not `num_classes`, or the two splits' categories
+// differ.
+struct CocoSplits {
+  std::shared_ptr<const DetectionSplit> train, eval;
+  std::shared_ptr<const coco::CocoDataset> eval_gt;
+};
+CocoSplits LoadCocoSplits(const std::string& dir, int64_t num_classes, bool with_masks);
 
 struct SsdInputOptions {
   int64_t image_size = 300;

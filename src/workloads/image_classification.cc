@@ -108,18 +108,10 @@ class ImageClassification : public train::Workload {
   }
 
   void LoadData() override {
-    data::BatchLoaderOptions train_opts;
-    train_opts.batch_size = opts_.batch_size / ctx_.world_size;
-    train_opts.shuffle = true;
-    train_opts.seed = core::SeedFor(ctx_.seed, "data");
-    train_opts.rank = ctx_.rank;
-    train_opts.world_size = ctx_.world_size;
-    train_opts.last_batch = data::LastBatchPolicy::kDrop;
-    train_opts.num_workers = ctx_.loader_threads;
-    data::BatchLoaderOptions eval_opts = train_opts;
-    eval_opts.batch_size = opts_.eval_batch_size;
-    eval_opts.shuffle = false;
-    eval_opts.last_batch = data::LastBatchPolicy::kPad;
+    const data::BatchLoaderOptions train_opts =
+        data::TrainLoaderOptions(opts_.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"),
+                                 ctx_.rank, ctx_.world_size, ctx_.loader_threads);
+    const data::BatchLoaderOptions eval_opts = data::EvalLoaderOptions(train_opts, opts_.eval_batch_size);
     if (opts_.dataset == ImageClassificationOptions::Dataset::kFashionMnist) {
       auto train =
           std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));

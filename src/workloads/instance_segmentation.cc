@@ -29,15 +29,6 @@ namespace {
 
 using core::Json;
 
-struct CocoFiles {
-  std::string train_json, train_images, val_json, val_images;
-};
-
-CocoFiles FilesOf(const std::string& dir) {
-  return {dir + "/annotations/instances_train2017.json", dir + "/train2017",
-          dir + "/annotations/instances_val2017.json", dir + "/val2017"};
-}
-
 // Each row's resized (height, width) from the dataset's side data, and whether it was flipped.
 struct RowGeometry {
   int64_t height = 0, width = 0;
@@ -210,34 +201,14 @@ class InstanceSegmentation : public train::Workload {
   }
 
   void LoadData() override {
-    const CocoFiles f = FilesOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(
-        LoadDetectionSplit(f.train_json, f.train_images, true, true));
-    eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(f.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(
-        MakeDetectionSplit(*eval_gt_, f.val_json, f.val_images, false));
-    const int64_t num_classes = opts_.detection.num_classes;
-    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
-      throw core::Error(f.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " +
-                        std::to_string(num_classes) + " (categories + background)");
-    }
-    if (eval_split_->category_ids != train->category_ids) {
-      throw core::Error(f.val_json + ": its categories differ from " + f.train_json + "'s");
-    }
-    train_split_ = train;
-    data::BatchLoaderOptions t;
-    t.batch_size = opts_.detection.batch_size / ctx_.world_size;
-    t.shuffle = true;
-    t.seed = core::SeedFor(ctx_.seed, "data");
-    t.rank = ctx_.rank;
-    t.world_size = ctx_.world_size;
-    t.last_batch = data::LastBatchPolicy::kDrop;
-    t.num_workers = ctx_.loader_threads;
-    data::BatchLoaderOptions e = t;
-    e.batch_size = opts_.detection.eval_batch_size;
-    e.shuffle = false;
-    e.last_batch = data::LastBatchPolicy::kPad;
+    CocoSplits splits = LoadCocoSplits(ctx_.data_dir, opts_.detection.num_classes, true);
+    train_split_ = splits.train;
+    eval_split_ = splits.eval;
+    eval_gt_ = splits.eval_gt;
+    const data::BatchLoaderOptions t = data::TrainLoaderOptions(
+        opts_.detection.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"), ctx_.rank,
+        ctx_.world_size, ctx_.loader_threads);
+    const data::BatchLoaderOptions e = data::EvalLoaderOptions(t, opts_.detection.eval_batch_size);
     MaskRcnnInputOptions eval_input = input_;
     eval_input.train = false;
     train_set_ = std::make_shared<MaskRcnnDataset>(train_split_, input_);

@@ -27,15 +27,6 @@ namespace {
 using core::Json;
 
 // Where a COCO-layout dataset keeps its files (the mini dataset uses the same layout).
-struct CocoLayout {
-  std::string train_json, train_images, val_json, val_images;
-};
-
-CocoLayout LayoutOf(const std::string& dir) {
-  return {dir + "/annotations/instances_train2017.json", dir + "/train2017",
-          dir + "/annotations/instances_val2017.json", dir + "/val2017"};
-}
-
 class ObjectDetection : public train::Workload {
  public:
   explicit ObjectDetection(std::string scale) : scale_(std::move(scale)) {}
@@ -123,34 +114,14 @@ class ObjectDetection : public train::Workload {
   }
 
   void LoadData() override {
-    const CocoLayout l = LayoutOf(ctx_.data_dir);
-    auto train = std::make_shared<const DetectionSplit>(
-        LoadDetectionSplit(l.train_json, l.train_images, true));
-    eval_gt_ = std::make_shared<const coco::CocoDataset>(coco::ReadCocoDataset(l.val_json));
-    eval_split_ = std::make_shared<const DetectionSplit>(
-        MakeDetectionSplit(*eval_gt_, l.val_json, l.val_images, false));
-    const int64_t num_classes = opts_.detection.num_classes;
-    if (static_cast<int64_t>(train->category_ids.size()) + 1 != num_classes) {
-      throw core::Error(l.train_json + ": " + std::to_string(train->category_ids.size()) +
-                        " categories, but configuration key \"num_classes\" is " +
-                        std::to_string(num_classes) + " (categories + background)");
-    }
-    if (eval_split_->category_ids != train->category_ids) {
-      throw core::Error(l.val_json + ": its categories differ from " + l.train_json + "'s");
-    }
-    train_split_ = train;
-    data::BatchLoaderOptions t;
-    t.batch_size = opts_.detection.batch_size / ctx_.world_size;
-    t.shuffle = true;
-    t.seed = core::SeedFor(ctx_.seed, "data");
-    t.rank = ctx_.rank;
-    t.world_size = ctx_.world_size;
-    t.last_batch = data::LastBatchPolicy::kDrop;
-    t.num_workers = ctx_.loader_threads;
-    data::BatchLoaderOptions e = t;
-    e.batch_size = opts_.detection.eval_batch_size;
-    e.shuffle = false;
-    e.last_batch = data::LastBatchPolicy::kPad;
+    CocoSplits splits = LoadCocoSplits(ctx_.data_dir, opts_.detection.num_classes, false);
+    train_split_ = splits.train;
+    eval_split_ = splits.eval;
+    eval_gt_ = splits.eval_gt;
+    const data::BatchLoaderOptions t = data::TrainLoaderOptions(
+        opts_.detection.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"), ctx_.rank,
+        ctx_.world_size, ctx_.loader_threads);
+    const data::BatchLoaderOptions e = data::EvalLoaderOptions(t, opts_.detection.eval_batch_size);
     train_set_ = std::make_shared<SsdTrainDataset>(train_split_, input_, dboxes_);
     eval_set_ = std::make_shared<SsdEvalDataset>(eval_split_, input_);
     train_loader_ = std::make_unique<data::BatchLoader>(train_set_, t);
