@@ -52,4 +52,16 @@ std::string ConfigReader::String(const std::string& key) const {
   throw KeyError(key, "expected a string, got " + v.dump());
 }
 
+std::string ConfigReader::OneOf(const std::string& key, const std::vector<std::string>& allowed) const {
+  std::string v = String(key);
+  for (const std::string& a : allowed) {
+    if (v == a) return v;
+  }
+  std::string list;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  }
+  throw KeyError(key, "expected " + list + ", got \"" + v + "\"");
+}
+
 }  // namespace trainbench::core

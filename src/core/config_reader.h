@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/json.h"
@@ -24,6 +25,8 @@ class ConfigReader {
   double Float(const std::string& key) const;
   bool Bool(const std::string& key) const;
   std::string String(const std::string& key) const;
+  // A string that must be one of `allowed`: "expected fp32, bf16 or fp16, got \"x\"".
+  std::string OneOf(const std::string& key, const std::vector<std::string>& allowed) const;
   // The value as it is, for shapes the reader does not type (lists, objects).
   const Json& Raw(const std::string& key) const;
 

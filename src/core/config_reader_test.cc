@@ -42,6 +42,10 @@ TEST(ConfigReader, ErrorsNameTheKeyAndTheValue) {
   EXPECT_EQ(ErrorOf([&] { r.Bool("b"); }), "configuration key \"b\": expected true or false, got 1");
   EXPECT_EQ(ErrorOf([&] { r.String("s"); }), "configuration key \"s\": expected a string, got 2");
   EXPECT_EQ(ErrorOf([&] { r.Int("missing"); }), "configuration key \"missing\": missing from the configuration");
+  const Json p = Json::parse(R"({"precision": "fp8", "ok": "bf16"})");
+  EXPECT_EQ(ConfigReader(p).OneOf("ok", {"fp32", "bf16", "fp16"}), "bf16");
+  EXPECT_EQ(ErrorOf([&] { ConfigReader(p).OneOf("precision", {"fp32", "bf16", "fp16"}); }),
+            "configuration key \"precision\": expected fp32, bf16 or fp16, got \"fp8\"");
 }
 
 }  // namespace

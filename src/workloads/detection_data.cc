@@ -9,6 +9,7 @@
 
 #include "coco/coco_dataset.h"
 #include "core/error.h"
+#include "core/random.h"
 #include "data/jpeg_codec.h"
 #include "models/ssd.h"
 #include "vision/augment.h"
@@ -34,6 +35,15 @@ CocoSplits LoadCocoSplits(const std::string& dir, int64_t num_classes, bool with
     throw core::Error(val_json + ": its categories differ from " + train_json + "'s");
   }
   return s;
+}
+
+CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options, bool with_masks) {
+  CocoRunData d;
+  d.splits = LoadCocoSplits(ctx.data_dir, options.num_classes, with_masks);
+  d.train_loader = data::TrainLoaderOptions(options.batch_size / ctx.world_size, core::SeedFor(ctx.seed, "data"),
+                                            ctx.rank, ctx.world_size, ctx.loader_threads);
+  d.eval_loader = data::EvalLoaderOptions(d.train_loader, options.eval_batch_size);
+  return d;
 }
 
 DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,

@@ -21,7 +21,10 @@
 #include <vector>
 
 #include "coco/coco_dataset.h"
+#include "data/batch_loader.h"
 #include "data/dataset.h"
+#include "train/workload.h"
+#include "workloads/detection_options.h"
 
 namespace trainbench::workloads {
 
@@ -65,6 +68,14 @@ struct CocoSplits {
   std::shared_ptr<const coco::CocoDataset> eval_gt;
 };
 CocoSplits LoadCocoSplits(const std::string& dir, int64_t num_classes, bool with_masks);
+
+// What SSD and Mask R-CNN load alike: the splits of ctx.data_dir and both loaders' options for
+// this rank (the global batch split over the ranks, the data stream of the run's seed).
+struct CocoRunData {
+  CocoSplits splits;
+  data::BatchLoaderOptions train_loader, eval_loader;
+};
+CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options, bool with_masks);
 
 struct SsdInputOptions {
   int64_t image_size = 300;

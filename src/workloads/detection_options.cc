@@ -8,16 +8,6 @@ namespace {
 
 using core::ConfigReader;
 
-// The closed choice workloads::ParsePrecision converts, refused here in its words so that the
-// options never hold a name it would not know.
-std::string ReadPrecision(const ConfigReader& r, const std::string& key) {
-  std::string v = r.String(key);
-  if (v != "fp32" && v != "bf16" && v != "fp16") {
-    throw ConfigReader::KeyError(key, "expected fp32, bf16 or fp16, got \"" + v + "\"");
-  }
-  return v;
-}
-
 }  // namespace
 
 DetectionOptions DetectionOptions::Read(const ConfigReader& r) {
@@ -91,7 +81,7 @@ InstanceSegmentationOptions InstanceSegmentationOptions::FromConfig(const core::
   o.roi_batch_size_per_image = r.Int("roi_batch_size_per_image");
   o.mask_head_channels = r.Int("mask_head_channels");
   o.mask_pool_size = r.Int("mask_pool_size");
-  o.precision = ReadPrecision(r, "precision");
+  o.precision = r.OneOf("precision", {"fp32", "bf16", "fp16"});
   o.channels_last = r.Bool("channels_last");
   if (o.min_size > o.max_size) {
     throw ConfigReader::KeyError(

@@ -7,28 +7,13 @@
 
 #include "core/benchmark_def.h"
 #include "core/error.h"
+#include "workloads/options_test_util.h"
 
 namespace trainbench::workloads {
 namespace {
 
-// The definition's reference values at `scale`, as `trainbench run` resolves them without --set.
-core::Json Defaults(const std::string& benchmark, const std::string& scale) {
-  const core::BenchmarkDef def =
-      core::FindBenchmark(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks", benchmark);
-  return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
-}
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(ObjectDetectionOptions, MiniDefaults) {
-  const auto o = ObjectDetectionOptions::FromConfig(Defaults("object_detection", "mini"), "mini");
+  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "mini"), "mini");
   EXPECT_EQ(o.detection.batch_size, 32);
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.04);
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_2, 28.0);
@@ -42,7 +27,7 @@ TEST(ObjectDetectionOptions, MiniDefaults) {
 }
 
 TEST(ObjectDetectionOptions, FullDefaults) {
-  const auto o = ObjectDetectionOptions::FromConfig(Defaults("object_detection", "full"), "full");
+  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "full"), "full");
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.0025);
   EXPECT_EQ(o.detection.num_classes, 81);
   EXPECT_EQ(o.detection.max_detections, 200);
@@ -53,11 +38,11 @@ TEST(ObjectDetectionOptions, FullDefaults) {
 }
 
 TEST(ObjectDetectionOptions, ErrorsNameTheKey) {
-  core::Json c = Defaults("object_detection", "full");
+  core::Json c = ReferenceConfig("object_detection", "full");
   c["batch_size"] = "x";
   EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
             "configuration key \"batch_size\": expected an integer, got \"x\"");
-  c = Defaults("object_detection", "full");
+  c = ReferenceConfig("object_detection", "full");
   c["image_size"] = 128;
   EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
             "configuration key \"image_size\": SSD300 needs 300");
@@ -68,7 +53,7 @@ TEST(ObjectDetectionOptions, ErrorsNameTheKey) {
 
 TEST(InstanceSegmentationOptions, MiniDefaults) {
   const auto o =
-      InstanceSegmentationOptions::FromConfig(Defaults("instance_segmentation", "mini"), "mini");
+      InstanceSegmentationOptions::FromConfig(ReferenceConfig("instance_segmentation", "mini"), "mini");
   EXPECT_EQ(o.detection.batch_size, 16);
   EXPECT_DOUBLE_EQ(o.detection.weight_decay, 0.0001);
   EXPECT_EQ(o.detection.max_detections, 100);
@@ -84,7 +69,7 @@ TEST(InstanceSegmentationOptions, MiniDefaults) {
 
 TEST(InstanceSegmentationOptions, FullDefaults) {
   const auto o =
-      InstanceSegmentationOptions::FromConfig(Defaults("instance_segmentation", "full"), "full");
+      InstanceSegmentationOptions::FromConfig(ReferenceConfig("instance_segmentation", "full"), "full");
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_1, 8.19);
   EXPECT_EQ(o.detection.eval_batch_size, 8);
   EXPECT_EQ(o.min_size, 800);
@@ -95,15 +80,15 @@ TEST(InstanceSegmentationOptions, FullDefaults) {
 }
 
 TEST(InstanceSegmentationOptions, ErrorsNameTheKey) {
-  core::Json c = Defaults("instance_segmentation", "mini");
+  core::Json c = ReferenceConfig("instance_segmentation", "mini");
   c["channels_last"] = 1;
   EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
             "configuration key \"channels_last\": expected true or false, got 1");
-  c = Defaults("instance_segmentation", "mini");
+  c = ReferenceConfig("instance_segmentation", "mini");
   c["precision"] = "fp8";
   EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
             "configuration key \"precision\": expected fp32, bf16 or fp16, got \"fp8\"");
-  c = Defaults("instance_segmentation", "mini");
+  c = ReferenceConfig("instance_segmentation", "mini");
   c["min_size"] = 256;
   EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
             "configuration key \"min_size\": 256 is larger than max_size 128");

@@ -201,20 +201,16 @@ class InstanceSegmentation : public train::Workload {
   }
 
   void LoadData() override {
-    CocoSplits splits = LoadCocoSplits(ctx_.data_dir, opts_.detection.num_classes, true);
-    train_split_ = splits.train;
-    eval_split_ = splits.eval;
-    eval_gt_ = splits.eval_gt;
-    const data::BatchLoaderOptions t = data::TrainLoaderOptions(
-        opts_.detection.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"), ctx_.rank,
-        ctx_.world_size, ctx_.loader_threads);
-    const data::BatchLoaderOptions e = data::EvalLoaderOptions(t, opts_.detection.eval_batch_size);
+    const CocoRunData d = LoadCocoRunData(ctx_, opts_.detection, true);
+    train_split_ = d.splits.train;
+    eval_split_ = d.splits.eval;
+    eval_gt_ = d.splits.eval_gt;
     MaskRcnnInputOptions eval_input = input_;
     eval_input.train = false;
     train_set_ = std::make_shared<MaskRcnnDataset>(train_split_, input_);
     eval_set_ = std::make_shared<MaskRcnnDataset>(eval_split_, eval_input);
-    train_loader_ = std::make_unique<data::BatchLoader>(train_set_, t);
-    eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, e);
+    train_loader_ = std::make_unique<data::BatchLoader>(train_set_, d.train_loader);
+    eval_loader_ = std::make_unique<data::BatchLoader>(eval_set_, d.eval_loader);
     steps_per_epoch_ = train_loader_->num_batches();
   }
 

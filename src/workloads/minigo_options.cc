@@ -11,16 +11,6 @@ namespace {
 
 using core::ConfigReader;
 
-// The closed choice workloads::ParsePrecision converts, refused here in its words so that the
-// options never hold a name it would not know.
-std::string ReadPrecision(const ConfigReader& r, const std::string& key) {
-  std::string v = r.String(key);
-  if (v != "fp32" && v != "bf16" && v != "fp16") {
-    throw ConfigReader::KeyError(key, "expected fp32, bf16 or fp16, got \"" + v + "\"");
-  }
-  return v;
-}
-
 // A count the workload keeps as int: the 64-bit value cast, as the workload always did (a value
 // beyond int is not refused here; the definitions bound the ones that matter).
 int Narrow(const ConfigReader& r, const std::string& key) { return static_cast<int>(r.Int(key)); }
@@ -64,7 +54,7 @@ MiniGoOptions MiniGoOptions::FromConfig(const core::Json& config, const std::str
   o.balance_games = r.Bool("balance_games");
   o.incremental_playouts = r.Bool("incremental_playouts");
   o.search_node_pool = r.Bool("search_node_pool");
-  o.search_precision = ReadPrecision(r, "search_precision");
+  o.search_precision = r.OneOf("search_precision", {"fp32", "bf16", "fp16"});
   o.search_blas_threads = Narrow(r, "search_blas_threads");
   o.channels_last = r.Bool("channels_last");
   o.fold_batchnorm = r.Bool("fold_batchnorm");

@@ -7,28 +7,13 @@
 
 #include "core/benchmark_def.h"
 #include "core/error.h"
+#include "workloads/options_test_util.h"
 
 namespace trainbench::workloads {
 namespace {
 
-// The definition's reference values at `scale`, as `trainbench run` resolves them without --set.
-core::Json Defaults(const std::string& scale) {
-  const core::BenchmarkDef def = core::FindBenchmark(
-      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks", "reinforcement_learning");
-  return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
-}
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(MiniGoOptions, MiniDefaults) {
-  const MiniGoOptions o = MiniGoOptions::FromConfig(Defaults("mini"), "mini");
+  const MiniGoOptions o = MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "mini");
   EXPECT_EQ(o.board_size, 9);
   EXPECT_EQ(o.filters, 16);
   EXPECT_EQ(o.batch_size, 64);
@@ -42,7 +27,7 @@ TEST(MiniGoOptions, MiniDefaults) {
 }
 
 TEST(MiniGoOptions, FullDefaults) {
-  const MiniGoOptions o = MiniGoOptions::FromConfig(Defaults("full"), "full");
+  const MiniGoOptions o = MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "full"), "full");
   EXPECT_EQ(o.blocks, 9);
   EXPECT_EQ(o.games_per_generation, 1000);
   EXPECT_EQ(o.train_steps, 2000);
@@ -53,25 +38,25 @@ TEST(MiniGoOptions, FullDefaults) {
 }
 
 TEST(MiniGoOptions, GnuGoEveryIsAtLeastOne) {
-  core::Json c = Defaults("mini");
+  core::Json c = ReferenceConfig("reinforcement_learning", "mini");
   c["gnugo_every"] = 0;
   EXPECT_EQ(MiniGoOptions::FromConfig(c, "mini").gnugo_every, 1);
 }
 
 TEST(MiniGoOptions, ErrorsNameTheKey) {
-  core::Json c = Defaults("mini");
+  core::Json c = ReferenceConfig("reinforcement_learning", "mini");
   c["komi"] = "seven";
   EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
             "configuration key \"komi\": expected a number, got \"seven\"");
-  c = Defaults("mini");
+  c = ReferenceConfig("reinforcement_learning", "mini");
   c["search_precision"] = "int8";
   EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
             "configuration key \"search_precision\": expected fp32, bf16 or fp16, got \"int8\"");
-  c = Defaults("mini");
+  c = ReferenceConfig("reinforcement_learning", "mini");
   c.erase("readouts");
   EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
             "configuration key \"readouts\": missing from the configuration");
-  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(Defaults("mini"), "huge"); }),
+  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "huge"); }),
             "minigo has no scale \"huge\"");
 }
 

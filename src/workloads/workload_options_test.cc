@@ -8,6 +8,7 @@
 
 #include "core/benchmark_def.h"
 #include "core/error.h"
+#include "workloads/options_test_util.h"
 #include "workloads/image_classification_options.h"
 #include "workloads/recommendation_options.h"
 #include "workloads/translation_options.h"
@@ -15,28 +16,12 @@
 namespace trainbench::workloads {
 namespace {
 
-// The effective configuration of `benchmark` at `scale` with no overrides (closed division).
-core::Json Reference(const std::string& benchmark, const std::string& scale) {
-  const core::BenchmarkDef def = core::LoadBenchmarkDef(
-      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/" + benchmark + ".yaml");
-  return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
-}
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const core::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 using Ic = ImageClassificationOptions;
 using Rec = RecommendationOptions;
 using Tr = TranslationOptions;
 
 TEST(ImageClassificationOptions, MiniReference) {
-  const Ic o = Ic::FromConfig(Reference("image_classification", "mini"), "mini");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"), "mini");
   EXPECT_EQ(o.batch_size, 128);
   EXPECT_EQ(o.optimizer, Ic::Optimizer::kSgd);
   EXPECT_DOUBLE_EQ(o.decay_epochs, 8.0);
@@ -53,7 +38,7 @@ TEST(ImageClassificationOptions, MiniReference) {
 }
 
 TEST(ImageClassificationOptions, FullReference) {
-  const Ic o = Ic::FromConfig(Reference("image_classification", "full"), "full");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "full"), "full");
   EXPECT_EQ(o.batch_size, 256);
   EXPECT_DOUBLE_EQ(o.base_lr, 0.256);
   EXPECT_DOUBLE_EQ(o.label_smoothing, 0.1);
@@ -71,7 +56,7 @@ TEST(ImageClassificationOptions, FullReference) {
 
 TEST(ImageClassificationOptions, DefaultsAreTheMiniReference) {
   const Ic d;
-  const Ic o = Ic::FromConfig(Reference("image_classification", "mini"), "mini");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"), "mini");
   EXPECT_EQ(d.batch_size, o.batch_size);
   EXPECT_EQ(d.base_lr, o.base_lr);
   EXPECT_EQ(d.end_lr, o.end_lr);
@@ -85,29 +70,29 @@ TEST(ImageClassificationOptions, DefaultsAreTheMiniReference) {
 }
 
 TEST(ImageClassificationOptions, ErrorsNameTheKey) {
-  core::Json c = Reference("image_classification", "mini");
+  core::Json c = ReferenceConfig("image_classification", "mini");
   c["opt_name"] = "adamw";
   EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "mini"); }),
             "configuration key \"opt_name\": unknown optimizer \"adamw\"");
-  c = Reference("image_classification", "mini");
+  c = ReferenceConfig("image_classification", "mini");
   c["width"] = 1.5;
   EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "mini"); }),
             "configuration key \"width\": expected an integer, got 1.5");
-  c = Reference("image_classification", "full");
+  c = ReferenceConfig("image_classification", "full");
   c.erase("num_classes");
   EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "full"); }),
             "configuration key \"num_classes\": missing from the configuration");
 }
 
 TEST(RecommendationOptions, MiniAndFullReference) {
-  const Rec mini = Rec::FromConfig(Reference("recommendation", "mini"), "mini");
+  const Rec mini = Rec::FromConfig(ReferenceConfig("recommendation", "mini"), "mini");
   EXPECT_EQ(mini.optimizer, Rec::Optimizer::kAdam);
   EXPECT_EQ(mini.mlp_layer_sizes, (std::vector<int64_t>{256, 256, 128, 64}));
   EXPECT_EQ(mini.eval_negatives, 999);
   EXPECT_EQ(mini.sparse_users, Rec::SparseUsers::kError);
   EXPECT_EQ(mini.eval_batch_pairs, 262144);
   EXPECT_EQ(mini.eval_mlp_dtype, Rec::EvalMlpDtype::kFp32);
-  const Rec full = Rec::FromConfig(Reference("recommendation", "full"), "full");
+  const Rec full = Rec::FromConfig(ReferenceConfig("recommendation", "full"), "full");
   EXPECT_EQ(full.sparse_users, Rec::SparseUsers::kDrop);
   EXPECT_EQ(full.eval_batch_pairs, 1048576);
   EXPECT_EQ(full.batch_size, 2048);
@@ -115,7 +100,7 @@ TEST(RecommendationOptions, MiniAndFullReference) {
 
 TEST(RecommendationOptions, DefaultsAreTheMiniReference) {
   const Rec d;
-  const Rec o = Rec::FromConfig(Reference("recommendation", "mini"), "mini");
+  const Rec o = Rec::FromConfig(ReferenceConfig("recommendation", "mini"), "mini");
   EXPECT_EQ(d.batch_size, o.batch_size);
   EXPECT_EQ(d.base_lr, o.base_lr);
   EXPECT_EQ(d.adam_beta2, o.adam_beta2);
@@ -130,7 +115,7 @@ TEST(RecommendationOptions, DefaultsAreTheMiniReference) {
 }
 
 TEST(RecommendationOptions, ErrorsNameTheKey) {
-  const core::Json ref = Reference("recommendation", "mini");
+  const core::Json ref = ReferenceConfig("recommendation", "mini");
   core::Json c = ref;
   c["opt_name"] = "sgd";
   EXPECT_EQ(
@@ -161,13 +146,13 @@ TEST(RecommendationOptions, ErrorsNameTheKey) {
 }
 
 TEST(TranslationOptions, TransformerReference) {
-  const Tr mini = Tr::FromConfig(Reference("translation", "mini"), "transformer", "mini");
+  const Tr mini = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer", "mini");
   EXPECT_EQ(mini.arch, Tr::Architecture::kTransformer);
   EXPECT_EQ(mini.d_model, 128);
   EXPECT_EQ(mini.bleu_tokenize, metrics::BleuTokenize::kT2t);
   EXPECT_EQ(mini.test_ids_file, "test.ids");
   EXPECT_EQ(mini.test_target_file, "test.es");
-  const Tr full = Tr::FromConfig(Reference("translation", "full"), "transformer", "full");
+  const Tr full = Tr::FromConfig(ReferenceConfig("translation", "full"), "transformer", "full");
   EXPECT_EQ(full.batch_tokens, 40960);
   EXPECT_EQ(full.layers, 6);
   EXPECT_EQ(full.test_ids_file, "newstest2014.ids");
@@ -176,14 +161,14 @@ TEST(TranslationOptions, TransformerReference) {
 }
 
 TEST(TranslationOptions, GnmtReference) {
-  const Tr mini = Tr::FromConfig(Reference("rnn_translation", "mini"), "gnmt", "mini");
+  const Tr mini = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt", "mini");
   EXPECT_EQ(mini.arch, Tr::Architecture::kGnmt);
   EXPECT_EQ(mini.hidden_size, 128);
   EXPECT_DOUBLE_EQ(mini.dropout, 0.2);
   EXPECT_DOUBLE_EQ(mini.grad_clip_norm, 5.0);
   EXPECT_EQ(mini.beam_size, 5);
   EXPECT_EQ(mini.bleu_tokenize, metrics::BleuTokenize::kIntl);
-  const Tr full = Tr::FromConfig(Reference("rnn_translation", "full"), "gnmt", "full");
+  const Tr full = Tr::FromConfig(ReferenceConfig("rnn_translation", "full"), "gnmt", "full");
   EXPECT_EQ(full.hidden_size, 1024);
   EXPECT_EQ(full.max_train_length, 50);
   EXPECT_DOUBLE_EQ(full.attention_scale_init, 0.0);
@@ -192,7 +177,7 @@ TEST(TranslationOptions, GnmtReference) {
 
 TEST(TranslationOptions, DefaultsAreTheMiniReference) {
   const Tr d;
-  const Tr t = Tr::FromConfig(Reference("translation", "mini"), "transformer", "mini");
+  const Tr t = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer", "mini");
   EXPECT_EQ(d.blas_threads, t.blas_threads);
   EXPECT_EQ(d.vocab_size, t.vocab_size);
   EXPECT_EQ(d.base_lr, t.base_lr);
@@ -203,7 +188,7 @@ TEST(TranslationOptions, DefaultsAreTheMiniReference) {
   EXPECT_EQ(d.cov_penalty_factor, t.cov_penalty_factor);
   EXPECT_EQ(d.ffn_dim, t.ffn_dim);
   EXPECT_EQ(d.dropout, t.dropout);
-  const Tr g = Tr::FromConfig(Reference("rnn_translation", "mini"), "gnmt", "mini");
+  const Tr g = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt", "mini");
   EXPECT_EQ(d.hidden_size, g.hidden_size);
   EXPECT_EQ(d.init_weight, g.init_weight);
   EXPECT_EQ(d.attention_scale_init, g.attention_scale_init);
@@ -211,18 +196,18 @@ TEST(TranslationOptions, DefaultsAreTheMiniReference) {
 }
 
 TEST(TranslationOptions, Errors) {
-  core::Json c = Reference("translation", "mini");
+  core::Json c = ReferenceConfig("translation", "mini");
   c["bleu_lowercase"] = "yes";
   EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", "mini"); }),
             "configuration key \"bleu_lowercase\": expected true or false, got \"yes\"");
-  c = Reference("translation", "mini");
+  c = ReferenceConfig("translation", "mini");
   c["bleu_tokenize"] = "spm";
   EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", "mini"); }),
             "unknown BLEU tokenizer \"spm\" (known: 13a, intl, t2t, none)");
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(Reference("translation", "mini"), "lstm", "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "lstm", "mini"); }),
             "translation: unknown architecture \"lstm\"");
   // The GNMT keys are not in the Transformer's definition.
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(Reference("translation", "mini"), "gnmt", "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "gnmt", "mini"); }),
             "configuration key \"hidden_size\": missing from the configuration");
 }
 
