@@ -4,6 +4,7 @@
 // demand eval_accuracy >= the definition's quality_target, for successful runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "compliance/rules.h"
@@ -165,6 +166,35 @@ TEST(DefinitionsConsistency, ClosedRulesDemandTheDefinitionsFixedValues) {
   // Today: 8 Transformer, 7 GNMT, 4 SSD, 11 Mask R-CNN, 1 NCF and 16 MiniGo keys at mini scale,
   // and those of the full-scale files.
   EXPECT_GE(checked, 47);
+}
+
+// Each division's submission_benchmark rule lists the benchmarks it knows and includes their
+// closed_<log_name>.yaml / open_<log_name>.yaml: every definition's log name must be in both
+// lists and have both files, or `check` would refuse a run of it.
+TEST(DefinitionsConsistency, EveryBenchmarkHasItsDivisionRules) {
+  const std::string root = TRAINBENCH_TEST_SRCDIR;
+  Ruleset rs = LoadRuleset(root + "/rules", "trainbench-1.0");
+  int checked = 0;
+  for (const char* division : {"closed", "open"}) {
+    const auto* common = rs.Find(std::string(division) + "_common.yaml");
+    ASSERT_NE(common, nullptr) << division;
+    std::vector<Json> listed;
+    for (const auto& f : *common) {
+      if (const Rule* r = f.Find("submission_benchmark")) {
+        for (const auto& c : r->checks) {
+          if (c.kind == CheckKind::kOneOf) listed = c.values;
+        }
+      }
+    }
+    for (const auto& def : core::LoadAllBenchmarks(root + "/configs/benchmarks")) {
+      EXPECT_NE(std::find(listed.begin(), listed.end(), Json(def.log_name)), listed.end())
+          << division << "_common.yaml: submission_benchmark does not list " << def.log_name << " (" << def.name << ")";
+      EXPECT_NE(rs.Find(std::string(division) + "_" + def.log_name + ".yaml"), nullptr)
+          << "no " << division << "_" << def.log_name << ".yaml for " << def.name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 14);
 }
 
 }  // namespace
