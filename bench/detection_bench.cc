@@ -35,7 +35,7 @@
 #include "vision/boxes.h"
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 namespace tb = trainbench;
 
@@ -117,7 +117,7 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
                    const std::vector<int64_t>& category_ids, torch::Dtype precision, bool channels_last) {
   const torch::Device cpu(torch::kCPU);
   tb::models::MaskRcnn net(mo);
-  if (channels_last) tb::workloads::ToChannelsLast(*net);
+  if (channels_last) tb::training::ToChannelsLast(*net);
   const torch::Tensor input =
       images.contiguous(channels_last ? torch::MemoryFormat::ChannelsLast : torch::MemoryFormat::Contiguous);
   torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9).weight_decay(1e-4));
@@ -129,7 +129,7 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
     if (s == 0) t0 = Now();
     torch::Tensor loss;
     {
-      tb::workloads::AutocastScope autocast(cpu, precision);
+      tb::training::AutocastScope autocast(cpu, precision);
       for (const auto& [k, v] : net->Losses(input, sizes, targets, rng)) loss = loss.defined() ? loss + v : v;
     }
     sgd.zero_grad();
@@ -141,7 +141,7 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
   const double gflops = 3 * 2 * macs * batch / train_s / 1e9;
   std::printf("%s, %s%s: train step %.1f ms for %lld images: %.1f images/s, %.1f GFLOP/s = %.0f%% of the fp32 peak, "
               "%.0f%% of the bf16 peak (%.2f GMAC per image forward)\n",
-              name.c_str(), tb::workloads::PrecisionName(precision), channels_last ? " NHWC" : "", 1e3 * train_s,
+              name.c_str(), tb::training::PrecisionName(precision), channels_last ? " NHWC" : "", 1e3 * train_s,
               static_cast<long long>(batch), batch / train_s, gflops, 100 * gflops / peaks.fp32,
               100 * gflops / peaks.bf16, macs / 1e9);
   net->eval();
@@ -152,7 +152,7 @@ void BenchMaskRcnn(const std::string& name, const tb::models::MaskRcnnOptions& m
   for (int s = 0; s < evals; ++s) {
     std::vector<tb::models::MaskRcnnDetections> out;
     {
-      tb::workloads::AutocastScope autocast(cpu, precision);
+      tb::training::AutocastScope autocast(cpu, precision);
       out = net->Detect(input, sizes);
     }
     for (int64_t i = 0; i < batch; ++i) {
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   }
   torch::Dtype precision = torch::kFloat32;
   try {
-    precision = tb::workloads::ParsePrecision(precision_name, torch::Device(torch::kCPU));
+    precision = tb::training::ParsePrecision(precision_name, torch::Device(torch::kCPU));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "detection_bench: --precision: %s\n", e.what());
     return 2;

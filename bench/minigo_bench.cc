@@ -34,7 +34,7 @@
 #include "go/features.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo.h"
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 using namespace trainbench;
 
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
  if (malloc_reuse > 0) core::EnableMallocReuse();
  if (forward > 0) {
     at::set_num_threads(1);
-    const bool blas = workloads::SetBlasThreads(1);  // OpenBLAS's own threads would compete for the cores
+    const bool blas = training::SetBlasThreads(1);  // OpenBLAS's own threads would compete for the cores
     torch::NoGradGuard no_grad;
     const int n = config["board_size"].get<int>();
     auto build = [&] {
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
       return net;
     };
     models::GoNet nchw = build(), nhwc = build();
-    workloads::ToChannelsLast(*nhwc);
+    training::ToChannelsLast(*nhwc);
     const double macs = static_cast<double>(nchw->ForwardMacs());
     using Forward = std::function<std::pair<torch::Tensor, torch::Tensor>(const torch::Tensor&)>;
     struct Variant {
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       for (int round = 0; round < 5; ++round) {
         for (size_t v = 0; v < variants.size(); ++v) {
           const Variant& var = variants[v];
-          workloads::AutocastScope autocast(torch::kCPU, var.dtype);
+          training::AutocastScope autocast(torch::kCPU, var.dtype);
           torch::Tensor in = var.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
           auto call = [&] {
             auto [logits, value] = var.forward(in);

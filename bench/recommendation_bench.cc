@@ -26,9 +26,9 @@
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
 #include "models/neumf.h"
-#include "workloads/fused_adam.h"
+#include "training/fused_adam.h"
 #include "workloads/ranking_metrics.h"
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 using namespace trainbench;
 
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
-  if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
+  if (blas_threads > 0 && !training::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
   torch::manual_seed(1);
   const std::vector<int64_t> layers = ParseList(layers_s);
 
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   {
     // The optimizer step alone, torch::optim::Adam against FusedAdam, on the model's gradients
     // (alternating, 50 steps each; the weights move, which does not change the cost).
-    workloads::FusedAdam fused(m->parameters(), workloads::FusedAdamOptions{5e-4, 0.9, 0.999, 1e-8, 0.0});
+    training::FusedAdam fused(m->parameters(), training::FusedAdamOptions{5e-4, 0.9, 0.999, 1e-8, 0.0});
     double t_torch = 0, t_fused = 0;
     int64_t numel = 0;
     for (const auto& p : m->parameters()) numel += p.numel();

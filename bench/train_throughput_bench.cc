@@ -24,7 +24,7 @@
 #include "data/idx_reader.h"
 #include "models/resnet.h"
 #include "peak_flops.h"
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 using namespace trainbench;
 
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
-  if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS: --blas-threads ignored\n");
+  if (blas_threads > 0 && !training::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS: --blas-threads ignored\n");
   if (malloc_reuse && !core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
   torch::manual_seed(1);
   models::ResNet net(models::ResNetOptions().in_channels(1).num_classes(10).bottleneck(false)
@@ -87,14 +87,14 @@ int main(int argc, char** argv) {
       torch::manual_seed(1);
       models::ResNet v(models::ResNetOptions().in_channels(1).num_classes(10).bottleneck(false)
                            .imagenet_stem(false).blocks({1, 1, 1}).widths({width, 2 * width, 4 * width}));
-      if (nhwc) workloads::ToChannelsLast(*v);
+      if (nhwc) training::ToChannelsLast(*v);
       torch::optim::SGD o(v->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
       const torch::Tensor xv = nhwc ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
       auto vstep = [&] {
         o.zero_grad();
         torch::Tensor loss;
         {
-          workloads::AutocastScope ac(cpu, dtype);
+          training::AutocastScope ac(cpu, dtype);
           loss = torch::cross_entropy_loss(v->forward(xv), y);
         }
         loss.backward();
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
       double eips = 0;
       {
         torch::NoGradGuard ng;
-        workloads::AutocastScope ac(cpu, dtype);
+        training::AutocastScope ac(cpu, dtype);
         const torch::Tensor xev = nhwc ? xe.contiguous(torch::MemoryFormat::ChannelsLast) : xe;
         v->forward(xev);
         auto t1 = std::chrono::steady_clock::now();
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       }
       std::printf("model_only   %s %-13s images_per_s=%.0f (%.2fx)  gflop_per_s=%.1f  fraction_of_fp32_peak=%.2f  "
                   "fraction_of_bf16_peak=%.2f  eval_images_per_s=%.0f\n",
-                  workloads::PrecisionName(dtype), nhwc ? "channels_last" : "nchw", ips, ips / base_ips,
+                  training::PrecisionName(dtype), nhwc ? "channels_last" : "nchw", ips, ips / base_ips,
                   ips * train_flop_per_image / 1e9, ips * train_flop_per_image / 1e9 / peak.fp32,
                   ips * train_flop_per_image / 1e9 / peak.bf16, eips);
     }

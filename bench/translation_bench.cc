@@ -38,8 +38,8 @@
 #include "peak_flops.h"
 #include "text/id_corpus.h"
 #include "text/token_batching.h"
-#include "workloads/fused_adam.h"
-#include "workloads/torch_util.h"
+#include "training/fused_adam.h"
+#include "training/torch_util.h"
 
 using namespace trainbench;
 
@@ -86,8 +86,8 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
   bo.seed = 1;
   const auto batches = text::MakeTokenBatches(lengths, bo, 1);
   std::optional<torch::optim::Adam> adam;
-  std::optional<workloads::FusedAdam> fused;
-  if (v.fused) fused.emplace(module.parameters(), workloads::FusedAdamOptions{1e-3});
+  std::optional<training::FusedAdam> fused;
+  if (v.fused) fused.emplace(module.parameters(), training::FusedAdamOptions{1e-3});
   else adam.emplace(module.parameters(), torch::optim::AdamOptions(1e-3));
   module.train();
   double target_tokens = 0, all_tokens = 0, macs = 0, seconds = 0, fwd = 0, bwd = 0, opt = 0;
@@ -109,7 +109,7 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
     auto t0 = Clock::now();
     torch::Tensor loss;
     {
-      workloads::AutocastScope ac(cpu, v.dtype);  // as the workload: fp32 softmax and loss
+      training::AutocastScope ac(cpu, v.dtype);  // as the workload: fp32 softmax and loss
       torch::Tensor logits = model.Logits(b.src, b.tgt_in);
       loss = torch::nn::functional::cross_entropy(
           logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), b.tgt_out.reshape({-1}),
@@ -148,7 +148,7 @@ void Bench(const std::string& model_name, torch::nn::Module& module, models::Seq
   if (!v.decode) return;
   module.eval();
   torch::NoGradGuard no_grad;
-  workloads::AutocastScope ac(cpu, v.dtype);
+  training::AutocastScope ac(cpu, v.dtype);
   std::vector<int32_t> order;
   for (int64_t i = 0; i < std::min<int64_t>(a.sentences, static_cast<int64_t>(test.size())); ++i) order.push_back(static_cast<int32_t>(i));
   std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return test.source[static_cast<size_t>(x)].size() < test.source[static_cast<size_t>(y)].size(); });
@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
   torch::manual_seed(1);
   const double fp32 = bench::MeasureGemmGflops(torch::kFloat);
   const double bf16 = bench::MeasureGemmGflops(torch::kBFloat16);
-  if (a.blas_threads > 0) workloads::SetBlasThreads(a.blas_threads);
+  if (a.blas_threads > 0) training::SetBlasThreads(a.blas_threads);
   text::IdCorpus train, test;
   try {
     train = text::ReadIdCorpus(a.data + "/train.ids", static_cast<int>(a.vocab));

@@ -35,6 +35,7 @@
 #include "dist/connect.h"
 #include "dist/rendezvous.h"
 #include "train/harness.h"
+#include "training/device.h"
 #include "workloads/registry.h"
 
 namespace trainbench::cli {
@@ -398,7 +399,7 @@ int RunRun(const RunOptions& o) {
   if (o.runs < 0) throw core::Error("--runs must be >= 1");
   if (o.threads < 0) throw core::Error("--threads must be >= 1");
   if (o.loader_threads < 0) throw core::Error("--loader-threads must be >= 0");
-  workloads::CheckDevice(o.device);
+  training::CheckDevice(o.device);
   CheckPathComponent("--system", o.system);
   CheckPathComponent("--org", o.org);
   dist::RendezvousFlags rf;

@@ -8,7 +8,7 @@
 
 #include "dist/test_util.h"
 #include "models/neumf.h"
-#include "workloads/lazy_adam.h"
+#include "training/lazy_adam.h"
 
 namespace trainbench::dist {
 namespace {
@@ -137,7 +137,7 @@ int TrainNeuMF(std::shared_ptr<ProcessGroup> g, const std::string& out, bool spa
   BroadcastModuleState(*g, *model, 0);
   std::unique_ptr<GradientReducer> reducer;
   if (g->size() > 1) reducer = std::make_unique<GradientReducer>(g, model->parameters(), sparse_params);
-  workloads::LazyAdam opt(model->parameters(), workloads::LazyAdamOptions{1e-2, 0.9, 0.999, 1e-8});
+  training::LazyAdam opt(model->parameters(), training::LazyAdamOptions{1e-2, 0.9, 0.999, 1e-8});
   torch::Generator gen = at::detail::createCPUGenerator(55);
   for (int step = 0; step < kSteps; ++step) {
     torch::Tensor u = torch::randint(0, 60, {2 * kBatch}, gen);

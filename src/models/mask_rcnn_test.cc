@@ -222,7 +222,7 @@ TEST(MaskRcnn, DetectReturnsAtMost100SortedWith28x28Masks) {
   EXPECT_GT(net->ForwardMacs(64, 64), net->trunk->ForwardMacs(64, 64));
 }
 
-// LibTorch's CPU autocast in bf16 for a scope (as workloads::AutocastScope, which models do not
+// LibTorch's CPU autocast in bf16 for a scope (as training::AutocastScope, which models do not
 // link).
 class Bf16Autocast {
  public:

@@ -8,7 +8,7 @@ namespace {
 
 using core::ConfigReader;
 
-// The closed choice workloads::ParsePrecision converts, refused here in its words so that the
+// The closed choice training::ParsePrecision converts, refused here in its words so that the
 // options never hold a name it would not know.
 std::string ReadPrecision(const ConfigReader& r, const std::string& key) {
   std::string v = r.String(key);

@@ -22,7 +22,7 @@
 #include "workloads/go_evaluator.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo_options.h"
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -39,7 +39,7 @@ class MiniGo : public train::Workload {
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     opts_ = MiniGoOptions::FromConfig(ctx.config, scale_);
     net_options_ = models::GoNetOptions()
@@ -49,8 +49,8 @@ class MiniGo : public train::Workload {
                        .value_fc(opts_.value_fc);
     net_ = models::GoNet(net_options_);
     net_->to(device_);
-    if (opts_.channels_last) ToChannelsLast(*net_);
-    search_dtype_ = ParsePrecision(opts_.search_precision, device_, "search_precision");
+    if (opts_.channels_last) training::ToChannelsLast(*net_);
+    search_dtype_ = training::ParsePrecision(opts_.search_precision, device_, "search_precision");
     net_threads_ =
         opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
     at::set_num_threads(net_threads_);
@@ -105,7 +105,7 @@ class MiniGo : public train::Workload {
             {"selfplay_balance_games", opts_.balance_games},
             {"search_blas_threads", opts_.search_blas_threads},
             {"selfplay_mcts_batch", sp_.mcts.batch},
-            {"search_precision", PrecisionName(search_dtype_)},
+            {"search_precision", training::PrecisionName(search_dtype_)},
             {"channels_last", opts_.channels_last},
             {"incremental_playouts", sp_.incremental_playouts},
             {"search_node_pool", sp_.mcts.node_pool},
@@ -124,7 +124,7 @@ class MiniGo : public train::Workload {
   }
 
   int64_t GlobalBatchSize() const override { return opts_.batch_size; }
-  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+  Json RuntimeProvenance() const override { return training::TorchProvenance(device_); }
 
   void LoadData() override {
     // mini: the held-out GNU Go games of `prepare go` (<data>/test); full: every .sgf under the
@@ -175,10 +175,10 @@ class MiniGo : public train::Workload {
       pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
     at::set_num_threads(1);
     auto blas_threads =
-        std::make_unique<BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
+        std::make_unique<training::BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
-        AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
+        training::AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
         GoNetEvaluator evaluator = SearchEvaluator(best_, folded);
         if (pool) {
           pool->Play(evaluator);
@@ -303,7 +303,7 @@ class MiniGo : public train::Workload {
     for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
     auto from_b = net->buffers(), to_b = copy->buffers();
     for (size_t k = 0; k < from_b.size(); ++k) to_b[k].copy_(from_b[k]);
-    if (opts_.channels_last) ToChannelsLast(*copy);
+    if (opts_.channels_last) training::ToChannelsLast(*copy);
     return copy;
   }
 
@@ -338,11 +338,11 @@ class MiniGo : public train::Workload {
   // throws an error naming the command and the answer, which aborts the run.
   std::pair<int, int> GnuGoWins(int epoch) {
     torch::NoGradGuard no_grad;
-    AutocastScope autocast(device_, search_dtype_);
+    training::AutocastScope autocast(device_, search_dtype_);
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
     at::set_num_threads(1);
-    BlasThreadsScope blas_threads(opts_.search_blas_threads);
+    training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gnugo_games; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^
@@ -368,13 +368,13 @@ class MiniGo : public train::Workload {
   // alternating; the first temperature_moves moves are sampled so that the games differ.
   double GatingWinRate(int epoch) {
     torch::NoGradGuard no_grad;
-    AutocastScope autocast(device_, search_dtype_);
+    training::AutocastScope autocast(device_, search_dtype_);
     net_->eval();
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_),
                                                      folded_best = Folded(best_);
     at::set_num_threads(1);
-    BlasThreadsScope blas_threads(opts_.search_blas_threads);
+    training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gating_games; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^

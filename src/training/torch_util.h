@@ -10,7 +10,7 @@
 #include "dist/process_group.h"
 #include "train/workload.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 // Sets intra-op threads, turns on core::EnableMallocReuse when the configuration's
 // `malloc_reuse` is true (every definition has the key; process-wide), and seeds LibTorch from
@@ -116,4 +116,4 @@ bool ReportStep(train::TrainControl& control, const torch::Tensor& loss, int64_t
 // {libtorch_version, intra_op_threads, device, mkldnn, openmp, ...}
 core::Json TorchProvenance(const torch::Device& device);
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

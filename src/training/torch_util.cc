@@ -1,4 +1,4 @@
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
@@ -12,9 +12,9 @@
 #include "core/error.h"
 #include "core/malloc_reuse.h"
 #include "core/random.h"
-#include "workloads/registry.h"
+#include "training/device.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 namespace {
 std::atomic<int> g_blas_threads{0};
@@ -192,4 +192,4 @@ core::Json TorchProvenance(const torch::Device& device) {
   return j;
 }
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -18,7 +18,7 @@
 
 #include <vector>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct FusedAdamOptions {
   double lr = 1e-3;
@@ -46,4 +46,4 @@ class FusedAdam {
   int64_t step_ = 0;
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

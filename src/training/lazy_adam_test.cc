@@ -1,8 +1,8 @@
-#include "workloads/lazy_adam.h"
+#include "training/lazy_adam.h"
 
 #include <gtest/gtest.h>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 // With dense gradients LazyAdam is Adam: the same weights as torch::optim::Adam, step by step.
@@ -76,4 +76,4 @@ TEST(LazyAdamTest, SkippedRowsKeepTheirMoments) {
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -1,9 +1,9 @@
-#include "workloads/fused_adam.h"
+#include "training/fused_adam.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 // FusedAdam gives torch::optim::Adam's weights step by step: several tensors walked as one
@@ -49,4 +49,4 @@ TEST(FusedAdamTest, MatchesTorchAdamOnEveryPath) {
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

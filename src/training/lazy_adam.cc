@@ -1,8 +1,8 @@
-#include "workloads/lazy_adam.h"
+#include "training/lazy_adam.h"
 
 #include <cmath>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 void AdamDenseUpdate(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, torch::Tensor& v, double beta1,
                      double beta2, double eps, double bc2_sqrt, double step_size) {
@@ -54,4 +54,4 @@ void LazyAdam::Step() {
   }
 }
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

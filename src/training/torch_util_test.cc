@@ -1,6 +1,6 @@
 // ReportStep: the loss is read every `every` steps only, a non-finite read loss stops the run
 // with "training diverged", and the control's answer is passed back.
-#include "workloads/torch_util.h"
+#include "training/torch_util.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 class Recorder : public train::TrainControl {
@@ -167,4 +167,4 @@ TEST(ToChannelsLast, SameOutputInNhwc) {
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

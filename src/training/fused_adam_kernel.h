@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct AdamCoefficients {
   float b1, one_minus_b1, b2, one_minus_b2, inv_bc2_sqrt, eps, neg_step_size, wd;
@@ -16,4 +16,4 @@ struct AdamCoefficients {
 // ISA; the loader picks the best the CPU has.
 void AdamKernel(float* p, const float* g, float* m, float* v, int64_t n, const AdamCoefficients& c);
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -1,12 +1,12 @@
-#include "workloads/lars.h"
+#include "training/lars.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "workloads/lr_schedule.h"
+#include "training/lr_schedule.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 TEST(Lars, StepMatchesTheHandComputedUpdate) {
@@ -58,4 +58,4 @@ TEST(PolyWarmupSchedule, WarmupThenPolynomialDecayThenEnd) {
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

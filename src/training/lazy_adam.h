@@ -12,7 +12,7 @@
 
 #include <vector>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct LazyAdamOptions {
   double lr = 1e-3;
@@ -48,4 +48,4 @@ class LazyAdam {
   int64_t step_ = 0;
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

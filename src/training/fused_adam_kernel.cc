@@ -1,8 +1,8 @@
-#include "workloads/fused_adam_kernel.h"
+#include "training/fused_adam_kernel.h"
 
 #include <cmath>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void AdamKernel(float* __restrict p,
                                                                            const float* __restrict g,
@@ -19,4 +19,4 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void AdamKernel(flo
   }
 }
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

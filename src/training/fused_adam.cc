@@ -1,14 +1,14 @@
-#include "workloads/fused_adam.h"
+#include "training/fused_adam.h"
 
-#include "workloads/fused_adam_kernel.h"
-#include "workloads/lazy_adam.h"
+#include "training/fused_adam_kernel.h"
+#include "training/lazy_adam.h"
 
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 namespace {
 
@@ -88,4 +88,4 @@ void FusedAdam::Step() {
   });
 }
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training
