@@ -35,7 +35,8 @@
 #include "vision/boxes.h"
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
-#include "training/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
 
 namespace tb = trainbench;
 

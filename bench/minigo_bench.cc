@@ -34,7 +34,9 @@
 #include "go/features.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo.h"
-#include "training/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 
 using namespace trainbench;
 

@@ -28,7 +28,7 @@
 #include "models/neumf.h"
 #include "training/fused_adam.h"
 #include "workloads/ranking_metrics.h"
-#include "training/torch_util.h"
+#include "training/runtime.h"
 
 using namespace trainbench;
 

@@ -24,7 +24,9 @@
 #include "data/idx_reader.h"
 #include "models/resnet.h"
 #include "peak_flops.h"
-#include "training/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 
 using namespace trainbench;
 

@@ -39,7 +39,8 @@
 #include "text/id_corpus.h"
 #include "text/token_batching.h"
 #include "training/fused_adam.h"
-#include "training/torch_util.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 
 using namespace trainbench;
 

@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "training/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
 
 #include <cmath>
 

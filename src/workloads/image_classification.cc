@@ -17,7 +17,12 @@
 #include "workloads/image_classification_options.h"
 #include "training/lars.h"
 #include "training/lr_schedule.h"
-#include "training/torch_util.h"
+#include "training/batch_tensors.h"
+#include "training/data_parallel.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 
 namespace trainbench::workloads {
 

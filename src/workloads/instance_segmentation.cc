@@ -21,7 +21,11 @@
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
 #include "workloads/detection_options.h"
-#include "training/torch_util.h"
+#include "training/data_parallel.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 
 namespace trainbench::workloads {
 

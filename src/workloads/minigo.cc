@@ -22,7 +22,9 @@
 #include "workloads/go_evaluator.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo_options.h"
-#include "training/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 
 namespace trainbench::workloads {
 

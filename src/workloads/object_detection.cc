@@ -18,7 +18,10 @@
 #include "vision/augment.h"
 #include "workloads/detection_data.h"
 #include "workloads/detection_options.h"
-#include "training/torch_util.h"
+#include "training/batch_tensors.h"
+#include "training/data_parallel.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 
 namespace trainbench::workloads {
 

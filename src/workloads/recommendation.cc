@@ -16,7 +16,9 @@
 #include "training/lazy_adam.h"
 #include "workloads/ranking_metrics.h"
 #include "workloads/recommendation_options.h"
-#include "training/torch_util.h"
+#include "training/data_parallel.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 
 namespace trainbench::workloads {
 

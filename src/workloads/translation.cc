@@ -21,7 +21,10 @@
 #include "text/token_batching.h"
 #include "text/vocab.h"
 #include "training/fused_adam.h"
-#include "training/torch_util.h"
+#include "training/data_parallel.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "workloads/translation_options.h"
 
 namespace trainbench::workloads {
