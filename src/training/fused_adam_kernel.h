@@ -1,6 +1,8 @@
 // FusedAdam's element loop (fused_adam.h), kept apart from LibTorch so that its translation unit
 // can be compiled with its own flags (-O3 -fno-math-errno: a vectorised loop with sqrt as an
-// instruction) without the shared precompiled header.
+// instruction) without the shared precompiled header. Its float arithmetic (coefficients rounded
+// to float, a multiplication by 1 / sqrt(1 - beta2^t)) rounds differently from adam_update.h's
+// tensor operations, so LazyAdam, whose results are those operations', does not use it.
 #pragma once
 
 #include <cstdint>
