@@ -44,6 +44,19 @@ BlasThreadsScope::~BlasThreadsScope() {
   g_blas_threads = previous_set_;
 }
 
+IntraOpThreadsScope::IntraOpThreadsScope(int threads, int restore)
+    : restore_(restore > 0 ? restore : at::get_num_threads()) {
+  at::set_num_threads(threads);
+}
+
+IntraOpThreadsScope::~IntraOpThreadsScope() { Restore(); }
+
+void IntraOpThreadsScope::Restore() {
+  if (restore_ <= 0) return;
+  at::set_num_threads(restore_);
+  restore_ = 0;
+}
+
 torch::Device SetUpTorch(const train::RunContext& ctx) {
   at::set_num_threads(std::max(1, ctx.threads));
   // Every benchmark's definition has `malloc_reuse`; process-wide, logged by TorchProvenance.

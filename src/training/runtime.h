@@ -1,6 +1,6 @@
-// The LibTorch runtime of a run: set-up (intra-op threads, malloc policy, seed, device), the BLAS
-// library's own thread count, and the runtime's provenance. Process-wide settings: call from
-// the training thread.
+// The LibTorch runtime of a run: set-up (intra-op threads, malloc policy, seed, device), the
+// intra-op and BLAS thread counts of a phase, and the runtime's provenance. Process-wide settings:
+// call from the training thread.
 #pragma once
 
 #include <torch/torch.h>
@@ -38,6 +38,27 @@ class BlasThreadsScope {
 
  private:
   int previous_ = 0, previous_set_ = 0;
+};
+
+// For a phase that runs with another intra-op thread count than the run's (MiniGo's searches:
+// one intra-op thread each, several searches at once): at::set_num_threads(threads) now
+// (`threads` >= 1), and at::set_num_threads(restore) on destruction or at Restore(), whichever
+// comes first. `restore` 0: the count at::get_num_threads() gave when the scope began. A caller
+// that knows the run's count passes it: with an OpenMP build of OpenBLAS,
+// openblas_set_num_threads (SetBlasThreads, BlasThreadsScope) sets the calling thread's OpenMP
+// count too, so the count read at the start need not be the run's.
+class IntraOpThreadsScope {
+ public:
+  explicit IntraOpThreadsScope(int threads, int restore = 0);
+  ~IntraOpThreadsScope();
+  IntraOpThreadsScope(const IntraOpThreadsScope&) = delete;
+  IntraOpThreadsScope& operator=(const IntraOpThreadsScope&) = delete;
+  // Sets the count back now, for a phase that ends before the block does (the destructor then
+  // does nothing): e.g. before an enclosing BlasThreadsScope restores its count.
+  void Restore();
+
+ private:
+  int restore_;  // 0: restored
 };
 
 // {libtorch_version, intra_op_threads, device, mkldnn, openmp, ...}

@@ -1,6 +1,7 @@
-// The BLAS thread-count scope sets its count for its life and restores the previous one.
+// The thread-count scopes set their count for their life and restore the previous one.
 #include "training/runtime.h"
 
+#include <ATen/Parallel.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -26,6 +27,26 @@ TEST(BlasThreadsScope, SetsForItsLifeAndRestores) {
   }
   EXPECT_EQ(get(), 2);
   EXPECT_EQ(BlasThreads(), last_set);
+}
+
+// The intra-op scope restores the count it found, or the one it is given, once: at Restore() or
+// at its end.
+TEST(IntraOpThreadsScope, SetsForItsLifeAndRestores) {
+  at::set_num_threads(2);
+  if (at::get_num_threads() != 2) GTEST_SKIP() << "this LibTorch's intra-op thread count is fixed";
+  {
+    IntraOpThreadsScope one(1);
+    EXPECT_EQ(at::get_num_threads(), 1);
+  }
+  EXPECT_EQ(at::get_num_threads(), 2);
+  {
+    IntraOpThreadsScope one(1, 3);
+    EXPECT_EQ(at::get_num_threads(), 1);
+    one.Restore();
+    EXPECT_EQ(at::get_num_threads(), 3);
+    at::set_num_threads(2);
+  }
+  EXPECT_EQ(at::get_num_threads(), 2);  // not restored again
 }
 
 }  // namespace

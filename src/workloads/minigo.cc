@@ -19,12 +19,12 @@
 #include "go/gtp.h"
 #include "go/match.h"
 #include "go/rollout.h"
-#include "workloads/go_evaluator.h"
-#include "workloads/go_selfplay.h"
-#include "workloads/minigo_options.h"
 #include "training/memory_format.h"
 #include "training/precision.h"
 #include "training/runtime.h"
+#include "workloads/go_evaluator.h"
+#include "workloads/go_selfplay.h"
+#include "workloads/minigo_options.h"
 
 namespace trainbench::workloads {
 
@@ -55,6 +55,8 @@ class MiniGo : public train::Workload {
     search_dtype_ = training::ParsePrecision(opts_.search_precision, device_, "search_precision");
     net_threads_ =
         opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
+    // The run's count from here on, in place of SetUpTorch's ctx.threads; the search phases switch
+    // to one thread with an IntraOpThreadsScope that comes back to this count.
     at::set_num_threads(net_threads_);
     opt_.emplace(net_->parameters(), torch::optim::SGDOptions(opts_.base_lr)
                                          .momentum(opts_.momentum)
@@ -175,12 +177,15 @@ class MiniGo : public train::Workload {
     std::unique_ptr<SelfPlayPool> pool;
     if (opts_.balance_games)
       pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
-    at::set_num_threads(1);
+    // One intra-op thread per search thread; back to the run's count (net_threads_, not the
+    // count read now: see IntraOpThreadsScope) for the training below.
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
     auto blas_threads =
         std::make_unique<training::BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
-        training::AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
+        // Per thread; the weights are cast once.
+        training::AutocastScope autocast(device_, search_dtype_);
         GoNetEvaluator evaluator = SearchEvaluator(best_, folded);
         if (pool) {
           pool->Play(evaluator);
@@ -207,7 +212,7 @@ class MiniGo : public train::Workload {
     for (auto& e : errors) {
       if (e) std::rethrow_exception(e);
     }
-    at::set_num_threads(net_threads_);
+    search_threads.Restore();
     if (pool) played = pool->Take();
     games_played_ = static_cast<int64_t>(played.size());
     std::vector<GoSample> generation;
@@ -343,7 +348,7 @@ class MiniGo : public train::Workload {
     training::AutocastScope autocast(device_, search_dtype_);
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
-    at::set_num_threads(1);
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
     training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gnugo_games; ++g) {
@@ -362,7 +367,9 @@ class MiniGo : public train::Workload {
       const go::Game game = go::PlayMatch(gnugo, std::ref(ours), our_color, mo);
       wins += game.Winner() == our_color;
     }
-    at::set_num_threads(net_threads_);
+    // Before blas_threads ends, the order this phase has always restored the two counts in (with
+    // an OpenMP build of OpenBLAS, restoring the BLAS count sets the OpenMP count too).
+    search_threads.Restore();
     return {wins, opts_.gnugo_games};
   }
 
@@ -375,7 +382,7 @@ class MiniGo : public train::Workload {
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_),
                                                      folded_best = Folded(best_);
-    at::set_num_threads(1);
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
     training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gating_games; ++g) {
@@ -396,7 +403,9 @@ class MiniGo : public train::Workload {
       wins += game.Winner() == candidate_color;
     }
     net_->train();
-    at::set_num_threads(net_threads_);
+    // Before blas_threads ends, the order this phase has always restored the two counts in (with
+    // an OpenMP build of OpenBLAS, restoring the BLAS count sets the OpenMP count too).
+    search_threads.Restore();
     return static_cast<double>(wins) / opts_.gating_games;
   }
 
