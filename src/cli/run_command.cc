@@ -67,7 +67,8 @@ void CheckPathComponent(const char* flag, const std::string& name) {
   const bool bad = name.empty() || name == "." || name == ".." || name.size() > 255 ||
                    name.find('/') != std::string::npos || name.find('\0') != std::string::npos;
   if (bad) {
-    throw core::Error(std::string(flag) + " \"" + name + "\": expected a name that is one path component (no '/', not . or ..)");
+    throw core::Error(std::string(flag) + " \"" + name +
+                      "\": expected a name that is one path component (no '/', not . or ..)");
   }
 }
 
@@ -115,8 +116,9 @@ struct RunPlan {
 
 // Runs in the forked worker. Never returns.
 // `fd`: where the MLLOG log goes (rank 0), or -1 (other ranks: no log).
-[[noreturn]] void WorkerMain(const RunOptions& o, const RunPlan& p, int fd, uint64_t seed, int run_number,
-                             int run_count, int rank, const std::vector<int>& siblings) {
+[[noreturn]] void WorkerMain(const RunOptions& o, const RunPlan& p, int fd, uint64_t seed,
+                             int run_number, int run_count, int rank,
+                             const std::vector<int>& siblings) {
   struct sigaction sa {};
   sa.sa_handler = WorkerSigint;
   sigemptyset(&sa.sa_mask);
@@ -164,13 +166,15 @@ struct RunPlan {
       s.setup = [&p, rank, run_number](train::RunContext& c) {
         dist::Rendezvous me = p.rendezvous;
         me.rank = rank;
-        // Local workers talk over loopback; members bind to the host's (or GLOO_SOCKET_IFNAME's) address.
+        // Local workers talk over loopback; members bind to the host's (or GLOO_SOCKET_IFNAME's)
+        // address.
         const std::string bind = me.mode == dist::LaunchMode::kLocal ? "127.0.0.1" : "";
         c.group = dist::ConnectGroup(me, "run" + std::to_string(run_number) + "/", bind);
-        c.dist_info = Json{{"backend", "gloo"},
-                           {"rendezvous", dist::Describe(p.rendezvous)},
-                           {"timeout_s", p.rendezvous.timeout_s},
-                           {"gradients", "averaged over ranks, bucketed all-reduce overlapped with backward"}};
+        c.dist_info = Json{
+            {"backend", "gloo"},
+            {"rendezvous", dist::Describe(p.rendezvous)},
+            {"timeout_s", p.rendezvous.timeout_s},
+            {"gradients", "averaged over ranks, bucketed all-reduce overlapped with backward"}};
       };
     }
     s.max_steps = o.max_steps;
@@ -184,16 +188,18 @@ struct RunPlan {
     train::RunOutcome out = train::RunBenchmark(*w, ctx, s, log, &g_interrupt);
     code = out.interrupted ? kExitInterrupted : (out.success ? kExitOk : kExitFailure);
     if (out.other_cpu_share > 0.10 && fd >= 0) {
-      std::fprintf(stderr,
-                   "trainbench: warning: other processes used %.0f%% of the machine's CPU during run %d; "
-                   "its time is not representative of this system (trainbench_cpu_share in the log)\n",
-                   100.0 * out.other_cpu_share, run_number);
+      std::fprintf(
+          stderr,
+          "trainbench: warning: other processes used %.0f%% of the machine's CPU during run %d; "
+          "its time is not representative of this system (trainbench_cpu_share in the log)\n",
+          100.0 * out.other_cpu_share, run_number);
     }
     if (out.reason == "error" || out.reason == "init failed") {
       if (fd >= 0) {
         std::cerr << "trainbench: run " << run_number << " failed: see run_stop in the log\n";
       } else {
-        std::cerr << "trainbench: rank " << rank << ": run " << run_number << " failed: " << out.error << "\n";
+        std::cerr << "trainbench: rank " << rank << ": run " << run_number
+                  << " failed: " << out.error << "\n";
       }
     }
   }
@@ -206,7 +212,8 @@ struct RunPlan {
 // "killed by signal 9 (Killed)" or "exited with code 1", from a wait status.
 std::string DescribeExit(int status) {
   if (WIFSIGNALED(status)) {
-    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   }
   return "exited with code " + std::to_string(WEXITSTATUS(status));
 }
@@ -244,7 +251,8 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
     f.error = how;
   }
   if (::rename(part.c_str(), final_path.c_str()) != 0) {
-    throw core::FileError(final_path, 0, std::string("cannot rename from .part: ") + std::strerror(errno));
+    throw core::FileError(final_path, 0,
+                          std::string("cannot rename from .part: ") + std::strerror(errno));
   }
   const auto* start = log.Find(core::keys::kRunStart);
   const auto* stop = log.Find(core::keys::kRunStop);
@@ -266,8 +274,8 @@ Finished FinalizeLog(const std::string& part, const std::string& final_path, int
 
 // The launcher's side of one run's worker processes (one, or --nproc of them).
 struct Workers {
-  std::vector<pid_t> pids;        // by local rank
-  std::vector<int> status;        // wait statuses
+  std::vector<pid_t> pids;  // by local rank
+  std::vector<int> status;  // wait statuses
 };
 
 // Forks one worker per local rank; rank 0 (when local) gets the log's fd. The last rank is
@@ -316,15 +324,17 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
           done[i] = true;
           w.status[i] = status;
           --left;
-          bool clean = WIFEXITED(status) && (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitFailure ||
-                                             WEXITSTATUS(status) == kExitInterrupted);
+          bool clean = WIFEXITED(status) &&
+                       (WEXITSTATUS(status) == kExitOk || WEXITSTATUS(status) == kExitFailure ||
+                        WEXITSTATUS(status) == kExitInterrupted);
           if (n > 1 && !clean) {
-            std::fprintf(stderr, "trainbench: rank %d (pid %d) %s\n", ranks[i], static_cast<int>(pid),
-                         DescribeExit(status).c_str());
+            std::fprintf(stderr, "trainbench: rank %d (pid %d) %s\n", ranks[i],
+                         static_cast<int>(pid), DescribeExit(status).c_str());
           }
           if (!deadline) {
-            deadline = std::chrono::steady_clock::now() +
-                       std::chrono::milliseconds(static_cast<int64_t>((timeout_s + kGraceSeconds) * 1000));
+            deadline =
+                std::chrono::steady_clock::now() +
+                std::chrono::milliseconds(static_cast<int64_t>((timeout_s + kGraceSeconds) * 1000));
           }
         }
       }
@@ -342,7 +352,8 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
       for (size_t i = 0; i < n; ++i) {
         if (done[i]) continue;
         std::fprintf(stderr,
-                     "trainbench: rank %d (pid %d) did not end within %.0f s of another rank ending; killing it\n",
+                     "trainbench: rank %d (pid %d) did not end within %.0f s of another rank "
+                     "ending; killing it\n",
                      ranks[i], static_cast<int>(w.pids[i]), timeout_s + kGraceSeconds);
         ::kill(w.pids[i], SIGKILL);
       }
@@ -354,9 +365,10 @@ void WaitWorkers(Workers& w, const std::vector<int>& ranks, double timeout_s) {
 
 // "benchmark=..., scale=..., ..." of what must match on every rank of a job.
 std::string JobFingerprint(const RunOptions& o, const RunPlan& p, int runs) {
-  Json j = {{"benchmark", p.def.name}, {"scale", p.scale->scale},  {"division", o.division},
-            {"runs", runs},            {"config", p.config.effective}, {"max_steps", o.max_steps}, {"max_epochs", o.max_epochs},
-            {"world_size", p.rendezvous.world_size}};
+  Json j = {{"benchmark", p.def.name},      {"scale", p.scale->scale},
+            {"division", o.division},       {"runs", runs},
+            {"config", p.config.effective}, {"max_steps", o.max_steps},
+            {"max_epochs", o.max_epochs},   {"world_size", p.rendezvous.world_size}};
   return j.dump();
 }
 
@@ -368,12 +380,14 @@ std::string FirstDifference(const std::string& a, const std::string& b) {
       if (it.value().is_object() && jb.contains(it.key()) && jb[it.key()].is_object()) {
         for (auto k = it.value().begin(); k != it.value().end(); ++k) {
           if (!jb[it.key()].contains(k.key()) || jb[it.key()][k.key()] != k.value()) {
-            return it.key() + "." + k.key() + " (rank 0: " + jb[it.key()].value(k.key(), Json()).dump() +
+            return it.key() + "." + k.key() +
+                   " (rank 0: " + jb[it.key()].value(k.key(), Json()).dump() +
                    ", here: " + k.value().dump() + ")";
           }
         }
       }
-      return it.key() + " (rank 0: " + jb.value(it.key(), Json()).dump() + ", here: " + it.value().dump() + ")";
+      return it.key() + " (rank 0: " + jb.value(it.key(), Json()).dump() +
+             ", here: " + it.value().dump() + ")";
     }
   }
   return "(no single key)";
@@ -411,7 +425,8 @@ int RunRun(const RunOptions& o) {
   const auto env = [](const char* v) { return std::getenv(v); };
   p.rendezvous = dist::ResolveRendezvous(rf, env);
   // The tuning's process layout, unless the command chose one (--nproc, or a multi-machine job).
-  if (p.tuning && p.tuning->nproc && o.nproc == 0 && p.rendezvous.mode == dist::LaunchMode::kSingle) {
+  if (p.tuning && p.tuning->nproc && o.nproc == 0 &&
+      p.rendezvous.mode == dist::LaunchMode::kSingle) {
     rf.nproc = *p.tuning->nproc;
     p.rendezvous = dist::ResolveRendezvous(rf, env);
   }
@@ -426,14 +441,18 @@ int RunRun(const RunOptions& o) {
     const std::string from_tuning = p.tuning ? " (tuning " + p.tuning->path + ")" : "";
     if (local_procs > cpus) {
       throw core::Error((o.nproc > 0 ? "--nproc " : "launch.nproc ") + std::to_string(local_procs) +
-                        (o.nproc > 0 ? "" : from_tuning) + " is more worker processes than this machine's " +
-                        std::to_string(cpus) + " logical CPUs (--oversubscribe starts them anyway)");
+                        (o.nproc > 0 ? "" : from_tuning) +
+                        " is more worker processes than this machine's " + std::to_string(cpus) +
+                        " logical CPUs (--oversubscribe starts them anyway)");
     }
-    const int threads = o.threads > 0 ? o.threads : p.tuning && p.tuning->threads ? *p.tuning->threads : 0;
+    const int threads = o.threads > 0                   ? o.threads
+                        : p.tuning && p.tuning->threads ? *p.tuning->threads
+                                                        : 0;
     if (threads > cpus) {
-      throw core::Error((o.threads > 0 ? "--threads " : "launch.threads ") + std::to_string(threads) +
-                        (o.threads > 0 ? "" : from_tuning) + " is more threads than this machine's " +
-                        std::to_string(cpus) + " logical CPUs (--oversubscribe allows it)");
+      throw core::Error((o.threads > 0 ? "--threads " : "launch.threads ") +
+                        std::to_string(threads) + (o.threads > 0 ? "" : from_tuning) +
+                        " is more threads than this machine's " + std::to_string(cpus) +
+                        " logical CPUs (--oversubscribe allows it)");
     }
   }
   // Fail before any run starts (and before any worker is forked) if the benchmark has no
@@ -445,19 +464,21 @@ int RunRun(const RunOptions& o) {
     train::CheckWorldSize(*workload, p.def.name, p.config.effective, rv.world_size);
   }
   const int runs = o.runs > 0 ? o.runs : p.scale->runs_per_result;
-  p.threads = o.threads > 0                     ? o.threads
+  p.threads = o.threads > 0                   ? o.threads
               : p.tuning && p.tuning->threads ? *p.tuning->threads
                                               : std::max(1, cpus / local_procs);
   p.system = o.system.empty() ? DefaultSystemName() : o.system;
   p.data_dir = o.data_dir.empty() ? p.scale->data_dir : o.data_dir;
   if (!fs::is_directory(p.data_dir)) {
-    throw core::FileError(p.data_dir, 0,
-                          "dataset folder not found (see `trainbench prepare " + p.def.name + "`, or pass --data)");
+    throw core::FileError(
+        p.data_dir, 0,
+        "dataset folder not found (see `trainbench prepare " + p.def.name + "`, or pass --data)");
   }
   p.dir = o.results + "/" + p.system + "/" + p.def.name;
   if (writes_results) core::MakeDirs(p.dir);
 
-  uint64_t base_seed = o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (std::random_device{}() & 0x7fffffff);
+  uint64_t base_seed =
+      o.seed >= 0 ? static_cast<uint64_t>(o.seed) : (std::random_device{}() & 0x7fffffff);
   // The rendezvous store lives in rank 0's launcher for all runs; the workers of each run meet
   // under their own key prefix. Members agree on the base seed and check they run the same job.
   std::unique_ptr<dist::StoreServer> store;
@@ -469,19 +490,26 @@ int RunRun(const RunOptions& o) {
     store->Set("trainbench/base_seed", std::to_string(base_seed));
     store->Set("trainbench/job", JobFingerprint(o, p, runs));
   } else if (member) {
-    std::string theirs = dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/job", rv.timeout_s);
+    std::string theirs =
+        dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/job", rv.timeout_s);
     std::string mine = JobFingerprint(o, p, runs);
     if (theirs != mine) {
-      throw core::Error("rank " + std::to_string(rv.rank) + " was started with a different job than rank 0: " +
-                        FirstDifference(mine, theirs));
+      throw core::Error(
+          "rank " + std::to_string(rv.rank) +
+          " was started with a different job than rank 0: " + FirstDifference(mine, theirs));
     }
-    base_seed = std::stoull(dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/base_seed", rv.timeout_s));
+    base_seed = std::stoull(
+        dist::StoreGet(rv.master_addr, rv.master_port, "trainbench/base_seed", rv.timeout_s));
   }
-  std::string procs = rv.world_size > 1 ? ", " + dist::Describe(rv) + " x " + std::to_string(p.threads) + " thread(s)" : "";
+  std::string procs = rv.world_size > 1 ? ", " + dist::Describe(rv) + " x " +
+                                              std::to_string(p.threads) + " thread(s)"
+                                        : "";
   if (writes_results) {
-    std::fprintf(stderr, "trainbench: %s (%s scale, %s division): %d run(s)%s, target %s >= %g, results in %s\n",
-                 p.def.name.c_str(), p.scale->scale.c_str(), o.division.c_str(), runs, procs.c_str(),
-                 p.scale->metric.c_str(), p.scale->quality_target, p.dir.c_str());
+    std::fprintf(
+        stderr,
+        "trainbench: %s (%s scale, %s division): %d run(s)%s, target %s >= %g, results in %s\n",
+        p.def.name.c_str(), p.scale->scale.c_str(), o.division.c_str(), runs, procs.c_str(),
+        p.scale->metric.c_str(), p.scale->quality_target, p.dir.c_str());
   } else {
     std::fprintf(stderr, "trainbench: %s (%s scale): %d run(s) as %s; rank 0 writes the results\n",
                  p.def.name.c_str(), p.scale->scale.c_str(), runs, dist::Describe(rv).c_str());
@@ -493,7 +521,8 @@ int RunRun(const RunOptions& o) {
     ranks.push_back(rv.rank);
   }
 
-  struct sigaction sa {}, old_int {}, old_term {};
+  struct sigaction sa {
+  }, old_int{}, old_term{};
   sa.sa_handler = ParentSigint;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, &old_int);
@@ -522,7 +551,8 @@ int RunRun(const RunOptions& o) {
     const std::string final_path = p.dir + "/result_" + std::to_string(index) + ".txt";
     const std::string part = final_path + ".part";
     int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw core::FileError(part, 0, std::string("cannot create: ") + std::strerror(errno));
+    if (fd < 0)
+      throw core::FileError(part, 0, std::string("cannot create: ") + std::strerror(errno));
     Workers w;
     try {
       w = StartWorkers(o, p, fd, seed, r, runs, ranks);
@@ -543,24 +573,27 @@ int RunRun(const RunOptions& o) {
     Finished f = FinalizeLog(part, final_path, status, seed);
     done.push_back(f);
     if (f.status == "success") {
-      std::fprintf(stderr, "run %d/%d: success in %.2f min (%d epochs, %s %.4f, seed %llu) -> %s\n", r, runs,
-                   f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
+      std::fprintf(stderr, "run %d/%d: success in %.2f min (%d epochs, %s %.4f, seed %llu) -> %s\n",
+                   r, runs, f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
                    static_cast<unsigned long long>(seed), final_path.c_str());
     } else if (f.epochs == 0) {
       // No epoch, no evaluation: nothing to time or report but the reason.
-      std::fprintf(stderr, "run %d/%d: aborted before its first epoch (seed %llu)%s%s -> %s\n", r, runs,
-                   static_cast<unsigned long long>(seed), f.error.empty() ? "" : ": ", f.error.c_str(),
-                   final_path.c_str());
+      std::fprintf(stderr, "run %d/%d: aborted before its first epoch (seed %llu)%s%s -> %s\n", r,
+                   runs, static_cast<unsigned long long>(seed), f.error.empty() ? "" : ": ",
+                   f.error.c_str(), final_path.c_str());
     } else {
-      std::fprintf(stderr, "run %d/%d: aborted after %.2f min (%d epochs, last %s %.4f, seed %llu)%s%s -> %s\n", r,
-                   runs, f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
-                   static_cast<unsigned long long>(seed), f.error.empty() ? "" : ": ", f.error.c_str(),
-                   final_path.c_str());
+      std::fprintf(
+          stderr,
+          "run %d/%d: aborted after %.2f min (%d epochs, last %s %.4f, seed %llu)%s%s -> %s\n", r,
+          runs, f.minutes, f.epochs, p.scale->metric.c_str(), f.last_eval,
+          static_cast<unsigned long long>(seed), f.error.empty() ? "" : ": ", f.error.c_str(),
+          final_path.c_str());
     }
     if (g_parent_interrupt || (WIFEXITED(status) && WEXITSTATUS(status) == kExitInterrupted) ||
         (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)) {
       interrupted = true;
-      std::fprintf(stderr, "trainbench: interrupted; run %d recorded as aborted, earlier runs kept\n", r);
+      std::fprintf(stderr,
+                   "trainbench: interrupted; run %d recorded as aborted, earlier runs kept\n", r);
       break;
     }
   }
@@ -581,8 +614,9 @@ int RunRun(const RunOptions& o) {
       sum += f.minutes;
     }
   }
-  std::printf("%s %s: %d of %zu run(s) reached %s >= %g", p.def.name.c_str(), p.scale->scale.c_str(), converged,
-              done.size(), p.scale->metric.c_str(), p.scale->quality_target);
+  std::printf("%s %s: %d of %zu run(s) reached %s >= %g", p.def.name.c_str(),
+              p.scale->scale.c_str(), converged, done.size(), p.scale->metric.c_str(),
+              p.scale->quality_target);
   if (converged > 0) std::printf("; mean time to train %.2f min", sum / converged);
   std::printf("\nlogs: %s/result_*.txt (summarize with: trainbench summarize %s)\n", p.dir.c_str(),
               o.results.c_str());

@@ -1,12 +1,12 @@
 #include "training/fused_adam.h"
 
-#include "training/adam_update.h"
-#include "training/fused_adam_kernel.h"
-
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "training/adam_update.h"
+#include "training/fused_adam_kernel.h"
 
 namespace trainbench::training {
 
@@ -22,8 +22,9 @@ struct Segment {
 };
 
 bool Fusable(const torch::Tensor& p, const torch::Tensor& g) {
-  return p.is_cpu() && p.scalar_type() == torch::kFloat32 && p.is_contiguous() && g.defined() && !g.is_sparse() &&
-         g.scalar_type() == torch::kFloat32 && g.is_contiguous() && g.sizes() == p.sizes();
+  return p.is_cpu() && p.scalar_type() == torch::kFloat32 && p.is_contiguous() && g.defined() &&
+         !g.is_sparse() && g.scalar_type() == torch::kFloat32 && g.is_contiguous() &&
+         g.sizes() == p.sizes();
 }
 
 }  // namespace
@@ -57,8 +58,8 @@ void FusedAdam::Step() {
     const torch::Tensor& g0 = p.grad();
     if (!g0.defined()) continue;
     if (Fusable(p, g0) && m_[k].is_contiguous()) {
-      segs.push_back({p.data_ptr<float>(), g0.data_ptr<float>(), m_[k].data_ptr<float>(), v_[k].data_ptr<float>(), total,
-                      p.numel()});
+      segs.push_back({p.data_ptr<float>(), g0.data_ptr<float>(), m_[k].data_ptr<float>(),
+                      v_[k].data_ptr<float>(), total, p.numel()});
       total += p.numel();
       continue;
     }
@@ -69,18 +70,20 @@ void FusedAdam::Step() {
   }
   if (segs.empty()) return;
   const AdamCoefficients c{static_cast<float>(b1),
-                       static_cast<float>(1.0 - b1),
-                       static_cast<float>(b2),
-                       static_cast<float>(1.0 - b2),
-                       static_cast<float>(1.0 / s.bc2_sqrt),
-                       static_cast<float>(options_.eps),
-                       static_cast<float>(-s.step_size),
-                       static_cast<float>(options_.weight_decay)};
+                           static_cast<float>(1.0 - b1),
+                           static_cast<float>(b2),
+                           static_cast<float>(1.0 - b2),
+                           static_cast<float>(1.0 / s.bc2_sqrt),
+                           static_cast<float>(options_.eps),
+                           static_cast<float>(-s.step_size),
+                           static_cast<float>(options_.weight_decay)};
   at::parallel_for(0, total, 16384, [&](int64_t lo, int64_t hi) {
     // The segment holding `lo`, then on through the segments until `hi`.
-    auto it = std::upper_bound(segs.begin(), segs.end(), lo, [](int64_t x, const Segment& s) { return x < s.begin; });
+    auto it = std::upper_bound(segs.begin(), segs.end(), lo,
+                               [](int64_t x, const Segment& s) { return x < s.begin; });
     for (--it; it != segs.end() && it->begin < hi; ++it) {
-      const int64_t a = std::max(lo, it->begin) - it->begin, b = std::min(hi, it->begin + it->size) - it->begin;
+      const int64_t a = std::max(lo, it->begin) - it->begin,
+                    b = std::min(hi, it->begin + it->size) - it->begin;
       if (b > a) AdamKernel(it->p + a, it->g + a, it->m + a, it->v + a, b - a, c);
     }
   });

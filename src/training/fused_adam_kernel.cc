@@ -4,10 +4,9 @@
 
 namespace trainbench::training {
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void AdamKernel(float* __restrict p,
-                                                                           const float* __restrict g,
-                                                                           float* __restrict m, float* __restrict v,
-                                                                           int64_t n, const AdamCoefficients& c) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void AdamKernel(
+    float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
+    int64_t n, const AdamCoefficients& c) {
   const AdamCoefficients k = c;  // by value: the stores below cannot alias it
   for (int64_t i = 0; i < n; ++i) {
     const float gi = g[i] + k.wd * p[i];

@@ -20,7 +20,8 @@ TEST(LazyAdamTest, DenseGradientsMatchTorchAdam) {
     lazy.ZeroGrad();
     (b - target).pow(2).sum().backward();
     lazy.Step();
-    ASSERT_TRUE(torch::allclose(a, b, 1e-6, 1e-7)) << "step " << s << ": " << (a - b).abs().max().item<double>();
+    ASSERT_TRUE(torch::allclose(a, b, 1e-6, 1e-7))
+        << "step " << s << ": " << (a - b).abs().max().item<double>();
   }
 }
 

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "training/memory_format.h"
 #include "training/precision.h"
-
-#include <cmath>
 
 namespace trainbench::workloads {
 namespace {

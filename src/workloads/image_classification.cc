@@ -14,15 +14,15 @@
 #include "data/image_folder.h"
 #include "data/imagenet_dataset.h"
 #include "models/resnet.h"
-#include "workloads/image_classification_options.h"
-#include "training/lars.h"
-#include "training/lr_schedule.h"
 #include "training/batch_tensors.h"
 #include "training/data_parallel.h"
+#include "training/lars.h"
+#include "training/lr_schedule.h"
 #include "training/memory_format.h"
 #include "training/precision.h"
 #include "training/runtime.h"
 #include "training/step_report.h"
+#include "workloads/image_classification_options.h"
 
 namespace trainbench::workloads {
 
@@ -36,7 +36,7 @@ class ImageClassification : public train::Workload {
 
   void CheckConfig(const Json& c, const std::string& device) const override {
     training::ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
-                   torch::Device(device));
+                             torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
@@ -71,7 +71,7 @@ class ImageClassification : public train::Workload {
                                .weight_decay(opts_.weight_decay));
     } else {
       lars_.emplace(params, training::LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay,
-                                        opts_.lars_eta, 0.0});
+                                                  opts_.lars_eta, 0.0});
     }
   }
 

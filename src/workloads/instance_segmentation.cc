@@ -18,14 +18,14 @@
 #include "data/random.h"
 #include "dist/process_group.h"
 #include "models/mask_rcnn.h"
-#include "vision/masks.h"
-#include "workloads/detection_data.h"
-#include "workloads/detection_options.h"
 #include "training/data_parallel.h"
 #include "training/memory_format.h"
 #include "training/precision.h"
 #include "training/runtime.h"
 #include "training/step_report.h"
+#include "vision/masks.h"
+#include "workloads/detection_data.h"
+#include "workloads/detection_options.h"
 
 namespace trainbench::workloads {
 

@@ -15,13 +15,13 @@
 #include "data/batch_loader.h"
 #include "models/ssd.h"
 #include "models/state_dict.h"
-#include "vision/augment.h"
-#include "workloads/detection_data.h"
-#include "workloads/detection_options.h"
 #include "training/batch_tensors.h"
 #include "training/data_parallel.h"
 #include "training/runtime.h"
 #include "training/step_report.h"
+#include "vision/augment.h"
+#include "workloads/detection_data.h"
+#include "workloads/detection_options.h"
 
 namespace trainbench::workloads {
 

@@ -12,13 +12,13 @@
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
 #include "models/neumf.h"
+#include "training/data_parallel.h"
 #include "training/fused_adam.h"
 #include "training/lazy_adam.h"
-#include "workloads/ranking_metrics.h"
-#include "workloads/recommendation_options.h"
-#include "training/data_parallel.h"
 #include "training/runtime.h"
 #include "training/step_report.h"
+#include "workloads/ranking_metrics.h"
+#include "workloads/recommendation_options.h"
 
 namespace trainbench::workloads {
 
@@ -137,7 +137,8 @@ class Recommendation : public train::Workload {
     if (lazy) {
       lazy_adam_.emplace(model_->parameters(), training::LazyAdamOptions{lr, beta1, beta2, eps});
     } else if (opts_.fused_optimizer) {
-      fused_adam_.emplace(model_->parameters(), training::FusedAdamOptions{lr, beta1, beta2, eps, 0.0});
+      fused_adam_.emplace(model_->parameters(),
+                          training::FusedAdamOptions{lr, beta1, beta2, eps, 0.0});
     } else {
       adam_.emplace(model_->parameters(),
                     torch::optim::AdamOptions(lr).betas({beta1, beta2}).eps(eps).weight_decay(0));

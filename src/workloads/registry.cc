@@ -13,10 +13,15 @@ TRAINBENCH_BENCHMARKS(TRAINBENCH_DECLARE_FACTORY)
 #undef TRAINBENCH_DECLARE_FACTORY
 
 // translation.cc serves two benchmarks, one architecture each.
-std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) { return MakeTranslation("transformer", scale); }
-std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) { return MakeTranslation("gnmt", scale); }
+std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) {
+  return MakeTranslation("transformer", scale);
+}
+std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) {
+  return MakeTranslation("gnmt", scale);
+}
 
-std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
+std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark,
+                                                const std::string& scale) {
 #define TRAINBENCH_CREATE(name, dataset, factory) \
   if (benchmark == #name) return factory(scale);
   TRAINBENCH_BENCHMARKS(TRAINBENCH_CREATE)

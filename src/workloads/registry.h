@@ -11,7 +11,8 @@
 namespace trainbench::workloads {
 
 // Throws core::Error when no workload implements `benchmark` at `scale`.
-std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale);
+std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark,
+                                                const std::string& scale);
 
 // Names of the benchmarks with an implementation.
 std::vector<std::string> ImplementedBenchmarks();

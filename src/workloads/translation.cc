@@ -20,8 +20,8 @@
 #include "text/parallel_corpus.h"
 #include "text/token_batching.h"
 #include "text/vocab.h"
-#include "training/fused_adam.h"
 #include "training/data_parallel.h"
+#include "training/fused_adam.h"
 #include "training/precision.h"
 #include "training/runtime.h"
 #include "training/step_report.h"
@@ -44,7 +44,7 @@ class Translation : public train::Workload {
 
   void CheckConfig(const Json& c, const std::string& device) const override {
     training::ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
-                   torch::Device(device));
+                             torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
@@ -98,8 +98,8 @@ class Translation : public train::Workload {
     reducer_ = training::MakeDataParallel(group_, *module_);
     if (opts_.fused_optimizer) {
       fused_adam_.emplace(module_->parameters(),
-                          training::FusedAdamOptions{opts_.base_lr, opts_.adam_beta1, opts_.adam_beta2,
-                                           opts_.adam_epsilon, 0.0});
+                          training::FusedAdamOptions{opts_.base_lr, opts_.adam_beta1,
+                                                     opts_.adam_beta2, opts_.adam_epsilon, 0.0});
     } else {
       adam_.emplace(module_->parameters(), torch::optim::AdamOptions(opts_.base_lr)
                                                .betas({opts_.adam_beta1, opts_.adam_beta2})
