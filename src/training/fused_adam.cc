@@ -50,7 +50,7 @@ void FusedAdam::Step() {
   torch::NoGradGuard no_grad;
   ++step_;
   const double b1 = options_.beta1, b2 = options_.beta2;
-  const AdamStepScalars s = AdamBiasCorrection(options_.lr, b1, b2, step_);
+  const AdamStepScalars scalars = AdamBiasCorrection(options_.lr, b1, b2, step_);
   std::vector<Segment> segs;
   int64_t total = 0;
   for (size_t k = 0; k < params_.size(); ++k) {
@@ -66,16 +66,16 @@ void FusedAdam::Step() {
     // The same update with tensor operations.
     torch::Tensor g = g0.is_sparse() ? g0.to_dense() : g0;
     if (options_.weight_decay != 0) g = g.add(p, options_.weight_decay);
-    AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, s.bc2_sqrt, s.step_size);
+    AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, scalars.bc2_sqrt, scalars.step_size);
   }
   if (segs.empty()) return;
   const AdamCoefficients c{static_cast<float>(b1),
                            static_cast<float>(1.0 - b1),
                            static_cast<float>(b2),
                            static_cast<float>(1.0 - b2),
-                           static_cast<float>(1.0 / s.bc2_sqrt),
+                           static_cast<float>(1.0 / scalars.bc2_sqrt),
                            static_cast<float>(options_.eps),
-                           static_cast<float>(-s.step_size),
+                           static_cast<float>(-scalars.step_size),
                            static_cast<float>(options_.weight_decay)};
   at::parallel_for(0, total, 16384, [&](int64_t lo, int64_t hi) {
     // The segment holding `lo`, then on through the segments until `hi`.

@@ -22,13 +22,14 @@ void LazyAdam::Step() {
   torch::NoGradGuard no_grad;
   ++step_;
   const double b1 = options_.beta1, b2 = options_.beta2;
-  const AdamStepScalars s = AdamBiasCorrection(options_.lr, b1, b2, step_);
+  const AdamStepScalars scalars = AdamBiasCorrection(options_.lr, b1, b2, step_);
   for (size_t k = 0; k < params_.size(); ++k) {
     torch::Tensor& p = params_[k];
     const torch::Tensor& g = p.grad();
     if (!g.defined()) continue;
     if (!g.is_sparse()) {
-      AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, s.bc2_sqrt, s.step_size);
+      AdamDenseUpdate(p, g, m_[k], v_[k], b1, b2, options_.eps, scalars.bc2_sqrt,
+                      scalars.step_size);
       continue;
     }
     // Sparse rows: coalesce (sums repeated rows), then update just those rows.
@@ -41,8 +42,8 @@ void LazyAdam::Step() {
     AdamSecondMoment(v, grad_rows, b2);
     m_[k].index_copy_(0, rows, m);
     v_[k].index_copy_(0, rows, v);
-    torch::Tensor denom = AdamDenominator(v, s.bc2_sqrt, options_.eps);
-    p.index_add_(0, rows, m.div(denom).mul_(-s.step_size));
+    torch::Tensor denom = AdamDenominator(v, scalars.bc2_sqrt, options_.eps);
+    p.index_add_(0, rows, m.div(denom).mul_(-scalars.step_size));
   }
 }
 
