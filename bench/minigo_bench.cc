@@ -30,11 +30,13 @@
 #include "core/atomic_file.h"
 #include "core/malloc_reuse.h"
 #include "go/expert_games.h"
-#include "go/rollout.h"
 #include "go/features.h"
+#include "go/rollout.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo.h"
-#include "workloads/torch_util.h"
 
 using namespace trainbench;
 
@@ -56,22 +58,59 @@ class Count : public train::TrainControl {
 int main(int argc, char** argv) {
   int generations = 10, threads = 2, eval_games = 20, teacher = 0, forward = 0, malloc_reuse = 0;
   std::string supervised;  // a folder of SGF games: train on all but the last fifth, test on it
-  core::Json config = {{"board_size", 9},  {"komi", 7.5},        {"filters", 32},         {"blocks", 4},
-                       {"value_fc", 64},   {"base_lr", 0.02},    {"momentum", 0.9},       {"weight_decay", 1e-4},
-                       {"games_per_generation", 16}, {"train_steps", 100}, {"batch_size", 64}, {"window_generations", 4},
-                       {"max_game_moves", 162}, {"readouts", 32}, {"mcts_batch", 8}, {"parallel_games", 1}, {"search_precision", "fp32"}, {"channels_last", false}, {"incremental_playouts", false}, {"search_node_pool", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"malloc_reuse", false},      {"c_puct", 1.5},
-                       {"dirichlet_alpha", 0.3}, {"noise_fraction", 0.25}, {"temperature_moves", 10},
-                       {"pass_allowed_from_move", 54}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                       {"eval_readouts", 32}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+  core::Json config = {{"board_size", 9},
+                       {"komi", 7.5},
+                       {"filters", 32},
+                       {"blocks", 4},
+                       {"value_fc", 64},
+                       {"base_lr", 0.02},
+                       {"momentum", 0.9},
+                       {"weight_decay", 1e-4},
+                       {"games_per_generation", 16},
+                       {"train_steps", 100},
+                       {"batch_size", 64},
+                       {"window_generations", 4},
+                       {"max_game_moves", 162},
+                       {"readouts", 32},
+                       {"mcts_batch", 8},
+                       {"parallel_games", 1},
+                       {"search_precision", "fp32"},
+                       {"channels_last", false},
+                       {"incremental_playouts", false},
+                       {"search_node_pool", false},
+                       {"train_threads", 0},
+                       {"fold_batchnorm", false},
+                       {"malloc_reuse", false},
+                       {"c_puct", 1.5},
+                       {"dirichlet_alpha", 0.3},
+                       {"noise_fraction", 0.25},
+                       {"temperature_moves", 10},
+                       {"pass_allowed_from_move", 54},
+                       {"playout_weight", 0.5},
+                       {"value_target_q_weight", 0.0},
+                       {"eval_readouts", 32},
+                       {"gnugo_games", 0},
+                       {"gnugo_every", 1},
+                       {"gnugo_level", 1},
+                       {"gnugo_binary", "/usr/games/gnugo"},
+                       {"gating_games", 0},
+                       {"gating_win_rate", 0.55}};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
-    if (a == "--generations") generations = std::stoi(v);
-    else if (a == "--threads") threads = std::stoi(v);
-    else if (a == "--eval-games") eval_games = std::stoi(v);
-    else if (a == "--teacher") teacher = std::stoi(v);
-    else if (a == "--forward") forward = std::stoi(v);
-    else if (a == "--malloc-reuse") malloc_reuse = std::stoi(v);
-    else if (a == "--supervised") supervised = v;
+    if (a == "--generations")
+      generations = std::stoi(v);
+    else if (a == "--threads")
+      threads = std::stoi(v);
+    else if (a == "--eval-games")
+      eval_games = std::stoi(v);
+    else if (a == "--teacher")
+      teacher = std::stoi(v);
+    else if (a == "--forward")
+      forward = std::stoi(v);
+    else if (a == "--malloc-reuse")
+      malloc_reuse = std::stoi(v);
+    else if (a == "--supervised")
+      supervised = v;
     else if (a == "--set") {
       auto eq = v.find('=');
       std::string k = v.substr(0, eq), x = v.substr(eq + 1);
@@ -79,28 +118,37 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "unknown key %s\n", k.c_str());
         return 2;
       }
-      if (config[k].is_string()) config[k] = x;
-      else if (config[k].is_boolean()) config[k] = x == "true" || x == "1";
-      else config[k] = config[k].is_number_integer() ? core::Json(std::stoll(x)) : core::Json(std::stod(x));
+      if (config[k].is_string())
+        config[k] = x;
+      else if (config[k].is_boolean())
+        config[k] = x == "true" || x == "1";
+      else
+        config[k] =
+            config[k].is_number_integer() ? core::Json(std::stoll(x)) : core::Json(std::stod(x));
     } else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
     }
   }
- if (malloc_reuse > 0) core::EnableMallocReuse();
- if (forward > 0) {
+  if (malloc_reuse > 0) core::EnableMallocReuse();
+  if (forward > 0) {
     at::set_num_threads(1);
-    const bool blas = workloads::SetBlasThreads(1);  // OpenBLAS's own threads would compete for the cores
+    const bool blas =
+        training::SetBlasThreads(1);  // OpenBLAS's own threads would compete for the cores
     torch::NoGradGuard no_grad;
     const int n = config["board_size"].get<int>();
     auto build = [&] {
       torch::manual_seed(1);
-      models::GoNet net(models::GoNetOptions().board_size(n).filters(config["filters"].get<int>()).blocks(config["blocks"].get<int>()).value_fc(config["value_fc"].get<int>()));
+      models::GoNet net(models::GoNetOptions()
+                            .board_size(n)
+                            .filters(config["filters"].get<int>())
+                            .blocks(config["blocks"].get<int>())
+                            .value_fc(config["value_fc"].get<int>()));
       net->eval();
       return net;
     };
     models::GoNet nchw = build(), nhwc = build();
-    workloads::ToChannelsLast(*nhwc);
+    training::ToChannelsLast(*nhwc);
     const double macs = static_cast<double>(nchw->ForwardMacs());
     using Forward = std::function<std::pair<torch::Tensor, torch::Tensor>(const torch::Tensor&)>;
     struct Variant {
@@ -111,27 +159,34 @@ int main(int argc, char** argv) {
     };
     const auto folded_fp32 = std::make_shared<models::FoldedGoNet>(*nchw);
     const auto folded_bf16 = std::make_shared<models::FoldedGoNet>(*nchw, torch::kBFloat16, true);
-    auto module = [](models::GoNet& net) { return Forward([&net](const torch::Tensor& x) { return net->forward(x); }); };
+    auto module = [](models::GoNet& net) {
+      return Forward([&net](const torch::Tensor& x) { return net->forward(x); });
+    };
     auto folded = [](const std::shared_ptr<models::FoldedGoNet>& f) {
       return Forward([f](const torch::Tensor& x) { return f->forward(x); });
     };
-    std::vector<Variant> variants = {{"fp32 nchw", module(nchw), false, torch::kFloat32},
-                                     {"fp32 channels-last", module(nhwc), true, torch::kFloat32},
-                                     {"bf16 nchw", module(nchw), false, torch::kBFloat16},
-                                     {"bf16 channels-last", module(nhwc), true, torch::kBFloat16},
-                                     {"folded fp32 nchw", folded(folded_fp32), false, torch::kFloat32},
-                                     {"folded bf16 ch-last", folded(folded_bf16), true, torch::kBFloat16}};
-    std::printf("GoNet %dx%d, %d filters, %d blocks: %.2f MFLOP per position; 1 thread%s; malloc_reuse %s\n", n, n,
-                config["filters"].get<int>(), config["blocks"].get<int>(), 2 * macs / 1e6,
-                blas ? " (OpenBLAS 1 thread)" : "", malloc_reuse > 0 ? "on" : "off");
+    std::vector<Variant> variants = {
+        {"fp32 nchw", module(nchw), false, torch::kFloat32},
+        {"fp32 channels-last", module(nhwc), true, torch::kFloat32},
+        {"bf16 nchw", module(nchw), false, torch::kBFloat16},
+        {"bf16 channels-last", module(nhwc), true, torch::kBFloat16},
+        {"folded fp32 nchw", folded(folded_fp32), false, torch::kFloat32},
+        {"folded bf16 ch-last", folded(folded_bf16), true, torch::kBFloat16}};
+    std::printf(
+        "GoNet %dx%d, %d filters, %d blocks: %.2f MFLOP per position; 1 thread%s; malloc_reuse "
+        "%s\n",
+        n, n, config["filters"].get<int>(), config["blocks"].get<int>(), 2 * macs / 1e6,
+        blas ? " (OpenBLAS 1 thread)" : "", malloc_reuse > 0 ? "on" : "off");
     for (int64_t batch : {16, 64, 128}) {
-      torch::Tensor x = torch::rand({batch, go::FeaturePlanes(go::Position::kHistory), n, n}).round();
+      torch::Tensor x =
+          torch::rand({batch, go::FeaturePlanes(go::Position::kHistory), n, n}).round();
       std::vector<double> best(variants.size(), 1e30);
       for (int round = 0; round < 5; ++round) {
         for (size_t v = 0; v < variants.size(); ++v) {
           const Variant& var = variants[v];
-          workloads::AutocastScope autocast(torch::kCPU, var.dtype);
-          torch::Tensor in = var.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
+          training::AutocastScope autocast(torch::kCPU, var.dtype);
+          torch::Tensor in =
+              var.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
           auto call = [&] {
             auto [logits, value] = var.forward(in);
             torch::Tensor p = torch::softmax(logits.to(torch::kFloat32), 1).contiguous();
@@ -142,24 +197,29 @@ int main(int argc, char** argv) {
           const int reps = static_cast<int>(std::max<int64_t>(20, 4000 / batch));
           auto t = std::chrono::steady_clock::now();
           for (int k = 0; k < reps; ++k) call();
-          best[v] = std::min(best[v], std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() / reps);
+          best[v] = std::min(
+              best[v],
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() / reps);
         }
       }
       for (size_t v = 0; v < variants.size(); ++v) {
-        std::printf("batch %4lld  %-20s %9.1f us/call %7.2f us/position %7.1f GFLOP/s  %.2fx of fp32 nchw\n",
-                    static_cast<long long>(batch), variants[v].name, best[v] * 1e6, best[v] * 1e6 / batch,
-                    2 * macs * batch / best[v] / 1e9, best[0] / best[v]);
+        std::printf(
+            "batch %4lld  %-20s %9.1f us/call %7.2f us/position %7.1f GFLOP/s  %.2fx of fp32 "
+            "nchw\n",
+            static_cast<long long>(batch), variants[v].name, best[v] * 1e6, best[v] * 1e6 / batch,
+            2 * macs * batch / best[v] / 1e9, best[0] / best[v]);
       }
       std::fflush(stdout);
     }
     return 0;
   }
- if (!supervised.empty()) {
+  if (!supervised.empty()) {
     // The ceiling of imitation: the same network trained directly on expert moves (one-hot
     // policy targets, no value target), tested on held-out games of the same expert.
     at::set_num_threads(threads);
     std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(supervised)) files.push_back(e.path().string());
+    for (const auto& e : std::filesystem::directory_iterator(supervised))
+      files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     const size_t split = files.size() * 4 / 5;
     auto train = go::PositionsOf({files.begin(), files.begin() + static_cast<long>(split)});
@@ -176,13 +236,22 @@ int main(int argc, char** argv) {
       s.policy[static_cast<size_t>(go::Position::MoveIndex(p.next.point, n))] = 1.0f;
       window.push_back(std::move(s));
     }
-    models::GoNet net(models::GoNetOptions().board_size(n).filters(config["filters"].get<int>()).blocks(config["blocks"].get<int>()).value_fc(config["value_fc"].get<int>()));
-    torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(config["base_lr"].get<double>()).momentum(0.9).weight_decay(1e-4));
+    models::GoNet net(models::GoNetOptions()
+                          .board_size(n)
+                          .filters(config["filters"].get<int>())
+                          .blocks(config["blocks"].get<int>())
+                          .value_fc(config["value_fc"].get<int>()));
+    torch::optim::SGD opt(
+        net->parameters(),
+        torch::optim::SGDOptions(config["base_lr"].get<double>()).momentum(0.9).weight_decay(1e-4));
     std::mt19937_64 rng(1);
-    std::printf("supervised: %zu training positions, %zu test positions\n", train.size(), test.size());
+    std::printf("supervised: %zu training positions, %zu test positions\n", train.size(),
+                test.size());
     for (int round = 1; round <= generations; ++round) {
-      auto st = workloads::TrainOnWindow(net, opt, window, 100, config["batch_size"].get<int>(), history, rng, torch::kCPU);
-      std::printf("steps %4d  policy loss %.3f  test accuracy %.4f  train accuracy %.4f\n", round * 100, st.policy_loss,
+      auto st = workloads::TrainOnWindow(net, opt, window, 100, config["batch_size"].get<int>(),
+                                         history, rng, torch::kCPU);
+      std::printf("steps %4d  policy loss %.3f  test accuracy %.4f  train accuracy %.4f\n",
+                  round * 100, st.policy_loss,
                   workloads::MovePredictionAccuracy(net, test, history, torch::kCPU),
                   workloads::MovePredictionAccuracy(net, train, history, torch::kCPU));
       std::fflush(stdout);
@@ -203,18 +272,25 @@ int main(int argc, char** argv) {
     // How often a search with no network at all (uniform priors, value from playouts only)
     // plays GNU Go's move: what self-play's visit targets can teach at the start.
     struct Uniform : go::Evaluator {
-      void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
-        out->assign(ps.size(), go::Evaluation{std::vector<float>(ps.empty() ? 0 : ps[0]->board.size() * ps[0]->board.size() + 1, 1.0f), 0.0f});
+      void Evaluate(const std::vector<const go::Position*>& ps,
+                    std::vector<go::Evaluation>* out) override {
+        out->assign(ps.size(),
+                    go::Evaluation{
+                        std::vector<float>(
+                            ps.empty() ? 0 : ps[0]->board.size() * ps[0]->board.size() + 1, 1.0f),
+                        0.0f});
       }
     } uniform;
-    go::PlayoutMixEvaluator playouts(uniform, 1.0f, 7, 2 * config["board_size"].get<int>() * config["board_size"].get<int>());
+    go::PlayoutMixEvaluator playouts(
+        uniform, 1.0f, 7, 2 * config["board_size"].get<int>() * config["board_size"].get<int>());
     go::MctsOptions mo;
     mo.readouts = teacher;
     mo.batch = config["mcts_batch"].get<int>();
     mo.pass_allowed_from_move = config["pass_allowed_from_move"].get<int>();
     go::Mcts mcts(playouts, mo);
     std::vector<std::string> files;
-    for (int k = 1; k <= eval_games; ++k) files.push_back(data + "/test/g" + std::to_string(k) + ".sgf");
+    for (int k = 1; k <= eval_games; ++k)
+      files.push_back(data + "/test/g" + std::to_string(k) + ".sgf");
     auto positions = go::PositionsOf(files);
     int hit = 0, n = 0;
     auto s0 = std::chrono::steady_clock::now();
@@ -225,8 +301,11 @@ int main(int argc, char** argv) {
       hit += mcts.Search(pos).move == p.next.point;
       ++n;
     }
-    std::printf("playout-only search, %d readouts: plays GNU Go's move in %d of %d positions (%.4f), %.1f s\n", teacher, hit,
-                n, static_cast<double>(hit) / n, std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
+    std::printf(
+        "playout-only search, %d readouts: plays GNU Go's move in %d of %d positions (%.4f), %.1f "
+        "s\n",
+        teacher, hit, n, static_cast<double>(hit) / n,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
     std::filesystem::remove_all(data);
     return 0;
   }
@@ -238,8 +317,9 @@ int main(int argc, char** argv) {
   auto w = workloads::MakeMiniGo("mini");
   w->Init(ctx);
   w->LoadData();
-  std::printf("minigo_bench: %s\n%d held-out GNU Go games (level 1) recorded in %.1f s: %lld positions\n",
-              config.dump().c_str(), eval_games, gnugo_s, static_cast<long long>(w->EvalSamples()));
+  std::printf(
+      "minigo_bench: %s\n%d held-out GNU Go games (level 1) recorded in %.1f s: %lld positions\n",
+      config.dump().c_str(), eval_games, gnugo_s, static_cast<long long>(w->EvalSamples()));
   train::EvalResult r0 = w->Evaluate(0);
   std::printf("gen  0  accuracy %.4f\n", r0.value);
   double total = 0;
@@ -250,9 +330,11 @@ int main(int argc, char** argv) {
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     total += sec;
     train::EvalResult r = w->Evaluate(gen);
-    std::printf("gen %2d  %.1f s (self-play + training)  loss %.3f  window %lld samples  accuracy %.4f  elapsed %.1f min  %s\n",
-                gen, sec, c.last_loss, static_cast<long long>(r.extra["window_samples"].get<int64_t>()), r.value,
-                total / 60, r.extra.dump().c_str());
+    std::printf(
+        "gen %2d  %.1f s (self-play + training)  loss %.3f  window %lld samples  accuracy %.4f  "
+        "elapsed %.1f min  %s\n",
+        gen, sec, c.last_loss, static_cast<long long>(r.extra["window_samples"].get<int64_t>()),
+        r.value, total / 60, r.extra.dump().c_str());
     std::fflush(stdout);
   }
   std::filesystem::remove_all(data);

@@ -20,22 +20,24 @@
 #include <string>
 #include <thread>
 
-#include "peak_flops.h"
 #include "data/leave_one_out.h"
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
 #include "data/synthetic_ratings.h"
 #include "models/neumf.h"
-#include "workloads/fused_adam.h"
+#include "peak_flops.h"
+#include "training/fused_adam.h"
+#include "training/runtime.h"
 #include "workloads/ranking_metrics.h"
-#include "workloads/torch_util.h"
 
 using namespace trainbench;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Seconds(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+double Seconds(Clock::time_point a) {
+  return std::chrono::duration<double>(Clock::now() - a).count();
+}
 
 std::vector<int64_t> ParseList(const std::string& s) {
   std::vector<int64_t> v;
@@ -54,16 +56,26 @@ int main(int argc, char** argv) {
   data::SyntheticRatingsOptions g;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
-    if (a == "--threads") threads = std::stoi(v);
-    else if (a == "--steps") steps = std::stoi(v);
-    else if (a == "--users") g.num_users = std::stoll(v);
-    else if (a == "--items") g.num_items = std::stoll(v);
-    else if (a == "--mf-dim") mf_dim = std::stoll(v);
-    else if (a == "--layers") layers_s = v;
-    else if (a == "--batch") batch = std::stoll(v);
-    else if (a == "--eval-pairs") eval_pairs = std::stoll(v);
-    else if (a == "--data") data_dir = v;
-    else if (a == "--blas-threads") blas_threads = std::stoi(v);
+    if (a == "--threads")
+      threads = std::stoi(v);
+    else if (a == "--steps")
+      steps = std::stoi(v);
+    else if (a == "--users")
+      g.num_users = std::stoll(v);
+    else if (a == "--items")
+      g.num_items = std::stoll(v);
+    else if (a == "--mf-dim")
+      mf_dim = std::stoll(v);
+    else if (a == "--layers")
+      layers_s = v;
+    else if (a == "--batch")
+      batch = std::stoll(v);
+    else if (a == "--eval-pairs")
+      eval_pairs = std::stoll(v);
+    else if (a == "--data")
+      data_dir = v;
+    else if (a == "--blas-threads")
+      blas_threads = std::stoi(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -74,7 +86,8 @@ int main(int argc, char** argv) {
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
-  if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
+  if (blas_threads > 0 && !training::SetBlasThreads(blas_threads))
+    std::printf("no OpenBLAS loaded: --blas-threads ignored\n");
   torch::manual_seed(1);
   const std::vector<int64_t> layers = ParseList(layers_s);
 
@@ -93,9 +106,11 @@ int main(int argc, char** argv) {
   const double t_split = Seconds(t0);
   std::printf("dataset: %lld users, %lld items, %lld training positives (%s)\n",
               static_cast<long long>(d.num_users), static_cast<long long>(d.num_items),
-              static_cast<long long>(d.num_train()), data_dir.empty() ? "generated" : data_dir.c_str());
-  std::printf("model: mf_dim=%lld layers=%s batch=%lld threads=%d\n", static_cast<long long>(mf_dim),
-              layers_s.c_str(), static_cast<long long>(batch), threads);
+              static_cast<long long>(d.num_train()),
+              data_dir.empty() ? "generated" : data_dir.c_str());
+  std::printf("model: mf_dim=%lld layers=%s batch=%lld threads=%d\n",
+              static_cast<long long>(mf_dim), layers_s.c_str(), static_cast<long long>(batch),
+              threads);
   std::printf("prepare: %s %.2f s, leave-one-out + 999 eval negatives %.2f s\n",
               data_dir.empty() ? "generate" : "read csv", t_read, t_split);
 
@@ -108,18 +123,21 @@ int main(int argc, char** argv) {
   std::printf("neg_sampling: %.3f s per epoch (%lld examples, %.1f M examples/s)\n", t_neg,
               static_cast<long long>(ex.size()), ex.size() / t_neg / 1e6);
 
-  models::NeuMF m(models::NeuMFOptions(d.num_users, d.num_items).mf_dim(mf_dim).mlp_layer_sizes(layers));
+  models::NeuMF m(
+      models::NeuMFOptions(d.num_users, d.num_items).mf_dim(mf_dim).mlp_layer_sizes(layers));
   torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(5e-4));
   auto users = torch::from_blob(ex.users.data(), {ex.size()}, torch::kInt32).to(torch::kInt64);
   auto items = torch::from_blob(ex.items.data(), {ex.size()}, torch::kInt32).to(torch::kInt64);
   auto labels = torch::from_blob(ex.labels.data(), {ex.size()}, torch::kFloat32).clone();
   double mlp_macs = 0;
-  for (size_t k = 1; k < layers.size(); ++k) mlp_macs += static_cast<double>(layers[k - 1] * layers[k]);
+  for (size_t k = 1; k < layers.size(); ++k)
+    mlp_macs += static_cast<double>(layers[k - 1] * layers[k]);
   mlp_macs += static_cast<double>(mf_dim + layers.back());
   const int64_t nb = ex.size() / batch;
   auto batch_at = [&](int s) {
     const int64_t b = (s % nb) * batch;
-    return std::make_tuple(users.slice(0, b, b + batch), items.slice(0, b, b + batch), labels.slice(0, b, b + batch));
+    return std::make_tuple(users.slice(0, b, b + batch), items.slice(0, b, b + batch),
+                           labels.slice(0, b, b + batch));
   };
   for (int s = 0; s < 5; ++s) {  // warm-up
     auto [u, i, y] = batch_at(s);
@@ -141,18 +159,20 @@ int main(int argc, char** argv) {
   }
   const double t_train = Seconds(t0);
   const double sps = steps * batch / t_train;
-  std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (all %u logical CPUs)\n", peak.fp32, peak.bf16,
-              std::max(1u, std::thread::hardware_concurrency()));
+  std::printf("peak: 2048^3 GEMM %.1f GFLOP/s fp32, %.1f GFLOP/s bf16 (all %u logical CPUs)\n",
+              peak.fp32, peak.bf16, std::max(1u, std::thread::hardware_concurrency()));
   const double train_gflops = sps * 6 * mlp_macs / 1e9;
-  std::printf("train_step: %.0f samples/s (%.1f ms/step: forward+backward %.1f ms, adam %.1f ms); "
-              "MLP %.1f GFLOP/s = %.0f%% of the fp32 peak\n",
-              sps, 1e3 * t_train / steps, 1e3 * t_fb / steps, 1e3 * t_opt / steps, train_gflops,
-              100.0 * train_gflops / peak.fp32);
+  std::printf(
+      "train_step: %.0f samples/s (%.1f ms/step: forward+backward %.1f ms, adam %.1f ms); "
+      "MLP %.1f GFLOP/s = %.0f%% of the fp32 peak\n",
+      sps, 1e3 * t_train / steps, 1e3 * t_fb / steps, 1e3 * t_opt / steps, train_gflops,
+      100.0 * train_gflops / peak.fp32);
   std::printf("epoch estimate: %.1f s training + %.2f s sampling\n", ex.size() / sps, t_neg);
   {
     // The optimizer step alone, torch::optim::Adam against FusedAdam, on the model's gradients
     // (alternating, 50 steps each; the weights move, which does not change the cost).
-    workloads::FusedAdam fused(m->parameters(), workloads::FusedAdamOptions{5e-4, 0.9, 0.999, 1e-8, 0.0});
+    training::FusedAdam fused(m->parameters(),
+                              training::FusedAdamOptions{5e-4, 0.9, 0.999, 1e-8, 0.0});
     double t_torch = 0, t_fused = 0;
     int64_t numel = 0;
     for (const auto& p : m->parameters()) numel += p.numel();
@@ -164,14 +184,17 @@ int main(int argc, char** argv) {
       fused.Step();
       t_fused += Seconds(a);
     }
-    std::printf("adam_step: %.2f M parameters; torch::optim::Adam %.2f ms, FusedAdam %.2f ms per step (%.2fx)\n",
-                numel / 1e6, 1e3 * t_torch / 50, 1e3 * t_fused / 50, t_torch / t_fused);
+    std::printf(
+        "adam_step: %.2f M parameters; torch::optim::Adam %.2f ms, FusedAdam %.2f ms per step "
+        "(%.2fx)\n",
+        numel / 1e6, 1e3 * t_torch / 50, 1e3 * t_fused / 50, t_torch / t_fused);
   }
 
   // Evaluation: the workload's factorised scorer over all users, and the plain forward.
   const int64_t c = 1 + d.eval_negatives;
   std::vector<int32_t> cand = d.EvalCandidates();
-  torch::Tensor candidates = torch::from_blob(cand.data(), {d.num_users, c}, torch::kInt32).to(torch::kInt64);
+  torch::Tensor candidates =
+      torch::from_blob(cand.data(), {d.num_users, c}, torch::kInt32).to(torch::kInt64);
   m->eval();
   torch::NoGradGuard ng;
   const int64_t chunk = std::max<int64_t>(1, eval_pairs / c);
@@ -183,21 +206,25 @@ int main(int argc, char** argv) {
       const int64_t e = std::min(d.num_users, b + chunk);
       torch::Tensor u = torch::arange(b, e, torch::kInt64);
       torch::Tensor cs = candidates.slice(0, b, e);
-      torch::Tensor s = factorised ? scorer.Score(u, cs)
-                                   : m->forward(u.unsqueeze(1).expand({e - b, c}).reshape({-1}), cs.reshape({-1}))
-                                         .view({e - b, c});
+      torch::Tensor s =
+          factorised ? scorer.Score(u, cs)
+                     : m->forward(u.unsqueeze(1).expand({e - b, c}).reshape({-1}), cs.reshape({-1}))
+                           .view({e - b, c});
       workloads::AccumulateRanking(s, 10, &sums);
     }
     const double t = Seconds(a);
     // MLP MACs per pair: the factorised scorer skips the first layer (two table gathers).
     double pair_macs = static_cast<double>(mf_dim + layers.back());
-    for (size_t k = factorised ? 2 : 1; k < layers.size(); ++k) pair_macs += static_cast<double>(layers[k - 1] * layers[k]);
+    for (size_t k = factorised ? 2 : 1; k < layers.size(); ++k)
+      pair_macs += static_cast<double>(layers[k - 1] * layers[k]);
     const double gflops = 2.0 * pair_macs * static_cast<double>(d.num_users * c) / t / 1e9;
-    std::printf("eval (%s): %.2f s for %lld users x %lld candidates (%.1f M pairs/s, %.1f GFLOP/s = %.0f%% of the fp32 peak), "
-                "HR@10 %.4f NDCG@10 %.4f\n",
-                name, t, static_cast<long long>(d.num_users),
-                static_cast<long long>(c), d.num_users * c / t / 1e6, gflops, 100.0 * gflops / peak.fp32,
-                sums.hits / sums.users, sums.ndcg / sums.users);
+    std::printf(
+        "eval (%s): %.2f s for %lld users x %lld candidates (%.1f M pairs/s, %.1f GFLOP/s = %.0f%% "
+        "of the fp32 peak), "
+        "HR@10 %.4f NDCG@10 %.4f\n",
+        name, t, static_cast<long long>(d.num_users), static_cast<long long>(c),
+        d.num_users * c / t / 1e6, gflops, 100.0 * gflops / peak.fp32, sums.hits / sums.users,
+        sums.ndcg / sums.users);
     return t;
   };
   {
@@ -211,7 +238,8 @@ int main(int argc, char** argv) {
       torch::Tensor cs = candidates.slice(0, b, e);
       workloads::AccumulateRanking(p.index_select(0, cs.reshape({-1})).view({e - b, c}), 10, &sums);
     }
-    std::printf("baseline (item popularity): HR@10 %.4f NDCG@10 %.4f\n", sums.hits / sums.users, sums.ndcg / sums.users);
+    std::printf("baseline (item popularity): HR@10 %.4f NDCG@10 %.4f\n", sums.hits / sums.users,
+                sums.ndcg / sums.users);
   }
   {
     // The factorised scorer's parts on the first chunk of users, 5 repetitions.
@@ -224,10 +252,12 @@ int main(int argc, char** argv) {
       auto a = Clock::now();
       torch::Tensor flat = cs.reshape({-1});
       torch::Tensor h = torch::relu(scorer.item_hidden().index_select(0, flat).view({e, c, -1}) +
-                                    scorer.user_hidden().index_select(0, u).unsqueeze(1)).view({e * c, -1});
+                                    scorer.user_hidden().index_select(0, u).unsqueeze(1))
+                            .view({e * c, -1});
       tp[0] += Seconds(a);
       a = Clock::now();
-      for (size_t k = 1; k < m->mlp->size(); ++k) h = torch::relu((*m->mlp)[k]->as<torch::nn::Linear>()->forward(h));
+      for (size_t k = 1; k < m->mlp->size(); ++k)
+        h = torch::relu((*m->mlp)[k]->as<torch::nn::Linear>()->forward(h));
       tp[1] += Seconds(a);
       a = Clock::now();
       torch::Tensor s = scorer.Score(u, cs);
@@ -238,20 +268,29 @@ int main(int argc, char** argv) {
       tp[3] += Seconds(a);
     }
     auto b0 = Clock::now();
-    for (int rep = 0; rep < 5; ++rep) models::NeuMFScorer(m, models::NeuMFScorerOptions().fused_gather(true)).Score(u, cs);
+    for (int rep = 0; rep < 5; ++rep)
+      models::NeuMFScorer(m, models::NeuMFScorerOptions().fused_gather(true)).Score(u, cs);
     const double t_fused = Seconds(b0) * 200;
-    std::printf("eval parts: whole Score with the fused gather %.1f ms (scorer set-up included)\n", t_fused);
-    std::printf("eval parts per chunk of %lld users (%lld pairs): gather+add+relu %.1f ms, MLP layers 2.. %.1f ms, "
-                "whole Score %.1f ms, ranking %.1f ms\n",
-                static_cast<long long>(e), static_cast<long long>(e * c), 200 * tp[0], 200 * tp[1], 200 * tp[2], 200 * tp[3]);
+    std::printf("eval parts: whole Score with the fused gather %.1f ms (scorer set-up included)\n",
+                t_fused);
+    std::printf(
+        "eval parts per chunk of %lld users (%lld pairs): gather+add+relu %.1f ms, MLP layers 2.. "
+        "%.1f ms, "
+        "whole Score %.1f ms, ranking %.1f ms\n",
+        static_cast<long long>(e), static_cast<long long>(e * c), 200 * tp[0], 200 * tp[1],
+        200 * tp[2], 200 * tp[3]);
   }
   const double tf = run_eval(true, {}, "factorised");
-  const double tg = run_eval(true, models::NeuMFScorerOptions().fused_gather(true), "factorised, fused gather");
-  const double tb = run_eval(true, models::NeuMFScorerOptions().fused_gather(true).mlp_dtype(torch::kBFloat16),
-                             "factorised, fused gather, bf16 MLP");
+  const double tg =
+      run_eval(true, models::NeuMFScorerOptions().fused_gather(true), "factorised, fused gather");
+  const double tb =
+      run_eval(true, models::NeuMFScorerOptions().fused_gather(true).mlp_dtype(torch::kBFloat16),
+               "factorised, fused gather, bf16 MLP");
   const double tp = run_eval(false, {}, "pairwise forward");
-  std::printf("eval speed-ups: factorised scorer %.2fx over the pairwise forward; fused gather %.2fx over the "
-              "factorised scorer; bf16 MLP layers a further %.2fx\n",
-              tp / tf, tf / tg, tg / tb);
+  std::printf(
+      "eval speed-ups: factorised scorer %.2fx over the pairwise forward; fused gather %.2fx over "
+      "the "
+      "factorised scorer; bf16 MLP layers a further %.2fx\n",
+      tp / tf, tf / tg, tg / tb);
   return 0;
 }

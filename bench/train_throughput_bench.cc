@@ -8,7 +8,8 @@
 // machine's fp32 GEMM peak, measured by the same program (peak_flops.h, fp32 and bf16).
 // Usage: train_throughput_bench [--threads T] [--loader-threads L] [--steps N] [--width W]
 //        [--batch B] [--blas-threads N] [--malloc-reuse 0|1]
-// --malloc-reuse is process-wide (core/malloc_reuse.h): compare two invocations, one after the other.
+// --malloc-reuse is process-wide (core/malloc_reuse.h): compare two invocations, one after the
+// other.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -24,7 +25,9 @@
 #include "data/idx_reader.h"
 #include "models/resnet.h"
 #include "peak_flops.h"
-#include "workloads/torch_util.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 
 using namespace trainbench;
 
@@ -37,17 +40,25 @@ double Seconds(std::chrono::steady_clock::time_point a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2, loader_threads = 1, steps = 60, width = 16, batch = 128, blas_threads = 0, malloc_reuse = 0;
+  int threads = 2, loader_threads = 1, steps = 60, width = 16, batch = 128, blas_threads = 0,
+      malloc_reuse = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     int v = std::atoi(argv[i + 1]);
-    if (a == "--threads") threads = v;
-    else if (a == "--loader-threads") loader_threads = v;
-    else if (a == "--steps") steps = v;
-    else if (a == "--width") width = v;
-    else if (a == "--batch") batch = v;
-    else if (a == "--blas-threads") blas_threads = v;
-    else if (a == "--malloc-reuse") malloc_reuse = v;
+    if (a == "--threads")
+      threads = v;
+    else if (a == "--loader-threads")
+      loader_threads = v;
+    else if (a == "--steps")
+      steps = v;
+    else if (a == "--width")
+      width = v;
+    else if (a == "--batch")
+      batch = v;
+    else if (a == "--blas-threads")
+      blas_threads = v;
+    else if (a == "--malloc-reuse")
+      malloc_reuse = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -57,12 +68,20 @@ int main(int argc, char** argv) {
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   const bench::GemmPeaks peak = bench::MeasureGemmPeaks();
   at::set_num_threads(threads);
-  if (blas_threads > 0 && !workloads::SetBlasThreads(blas_threads)) std::printf("no OpenBLAS: --blas-threads ignored\n");
-  if (malloc_reuse && !core::EnableMallocReuse()) std::printf("no glibc mallopt: --malloc-reuse ignored\n");
+  if (blas_threads > 0 && !training::SetBlasThreads(blas_threads))
+    std::printf("no OpenBLAS: --blas-threads ignored\n");
+  if (malloc_reuse && !core::EnableMallocReuse())
+    std::printf("no glibc mallopt: --malloc-reuse ignored\n");
   torch::manual_seed(1);
-  models::ResNet net(models::ResNetOptions().in_channels(1).num_classes(10).bottleneck(false)
-                         .imagenet_stem(false).blocks({1, 1, 1}).widths({width, 2 * width, 4 * width}));
-  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
+  models::ResNet net(models::ResNetOptions()
+                         .in_channels(1)
+                         .num_classes(10)
+                         .bottleneck(false)
+                         .imagenet_stem(false)
+                         .blocks({1, 1, 1})
+                         .widths({width, 2 * width, 4 * width}));
+  torch::optim::SGD opt(net->parameters(),
+                        torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
   const double train_flop_per_image = 3.0 * 2.0 * static_cast<double>(net->ForwardMacs(28, 28));
   auto step = [&](const torch::Tensor& x, const torch::Tensor& y) {
     opt.zero_grad();
@@ -70,10 +89,13 @@ int main(int argc, char** argv) {
     loss.backward();
     opt.step();
   };
-  std::printf("threads=%d loader_threads=%d batch=%d width=%d steps=%d blas_threads=%d malloc_reuse=%d\n", threads,
-              loader_threads, batch, width, steps, blas_threads, core::MallocReuseEnabled() ? 1 : 0);
+  std::printf(
+      "threads=%d loader_threads=%d batch=%d width=%d steps=%d blas_threads=%d malloc_reuse=%d\n",
+      threads, loader_threads, batch, width, steps, blas_threads,
+      core::MallocReuseEnabled() ? 1 : 0);
 
-  std::printf("peak         gemm_2048_fp32_gflop_per_s=%.1f  gemm_2048_bf16_gflop_per_s=%.1f\n", peak.fp32, peak.bf16);
+  std::printf("peak         gemm_2048_fp32_gflop_per_s=%.1f  gemm_2048_bf16_gflop_per_s=%.1f\n",
+              peak.fp32, peak.bf16);
 
   // model_only and eval, for each precision and memory format, alternating (same weights' shape
   // and data; a fresh model each, same seed).
@@ -85,16 +107,22 @@ int main(int argc, char** argv) {
   for (torch::Dtype dtype : {torch::kFloat32, torch::kBFloat16}) {
     for (bool nhwc : {false, true}) {
       torch::manual_seed(1);
-      models::ResNet v(models::ResNetOptions().in_channels(1).num_classes(10).bottleneck(false)
-                           .imagenet_stem(false).blocks({1, 1, 1}).widths({width, 2 * width, 4 * width}));
-      if (nhwc) workloads::ToChannelsLast(*v);
-      torch::optim::SGD o(v->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
+      models::ResNet v(models::ResNetOptions()
+                           .in_channels(1)
+                           .num_classes(10)
+                           .bottleneck(false)
+                           .imagenet_stem(false)
+                           .blocks({1, 1, 1})
+                           .widths({width, 2 * width, 4 * width}));
+      if (nhwc) training::ToChannelsLast(*v);
+      torch::optim::SGD o(v->parameters(),
+                          torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(5e-4));
       const torch::Tensor xv = nhwc ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
       auto vstep = [&] {
         o.zero_grad();
         torch::Tensor loss;
         {
-          workloads::AutocastScope ac(cpu, dtype);
+          training::AutocastScope ac(cpu, dtype);
           loss = torch::cross_entropy_loss(v->forward(xv), y);
         }
         loss.backward();
@@ -110,18 +138,20 @@ int main(int argc, char** argv) {
       double eips = 0;
       {
         torch::NoGradGuard ng;
-        workloads::AutocastScope ac(cpu, dtype);
+        training::AutocastScope ac(cpu, dtype);
         const torch::Tensor xev = nhwc ? xe.contiguous(torch::MemoryFormat::ChannelsLast) : xe;
         v->forward(xev);
         auto t1 = std::chrono::steady_clock::now();
         for (int i = 0; i < 3; ++i) v->forward(xev);
         eips = 3000 / Seconds(t1);
       }
-      std::printf("model_only   %s %-13s images_per_s=%.0f (%.2fx)  gflop_per_s=%.1f  fraction_of_fp32_peak=%.2f  "
-                  "fraction_of_bf16_peak=%.2f  eval_images_per_s=%.0f\n",
-                  workloads::PrecisionName(dtype), nhwc ? "channels_last" : "nchw", ips, ips / base_ips,
-                  ips * train_flop_per_image / 1e9, ips * train_flop_per_image / 1e9 / peak.fp32,
-                  ips * train_flop_per_image / 1e9 / peak.bf16, eips);
+      std::printf(
+          "model_only   %s %-13s images_per_s=%.0f (%.2fx)  gflop_per_s=%.1f  "
+          "fraction_of_fp32_peak=%.2f  "
+          "fraction_of_bf16_peak=%.2f  eval_images_per_s=%.0f\n",
+          training::PrecisionName(dtype), nhwc ? "channels_last" : "nchw", ips, ips / base_ips,
+          ips * train_flop_per_image / 1e9, ips * train_flop_per_image / 1e9 / peak.fp32,
+          ips * train_flop_per_image / 1e9 / peak.bf16, eips);
     }
   }
   net->train();
@@ -129,7 +159,8 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
 
   // full_step with the real data pipeline
-  auto split = std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(data::kFashionMnistSystemDir, "train"));
+  auto split = std::make_shared<const data::MnistSplit>(
+      data::LoadMnistSplit(data::kFashionMnistSystemDir, "train"));
   data::FashionMnistOptions aug = data::FashionMnistTrainOptions();
   aug.crop_padding = 2;
   auto ds = std::make_shared<data::FashionMnistDataset>(split, aug);

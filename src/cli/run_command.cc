@@ -36,6 +36,7 @@
 #include "runner/runner.h"
 #include "runner/workers.h"
 #include "train/harness.h"
+#include "training/device.h"
 #include "workloads/registry.h"
 
 namespace trainbench::cli {
@@ -230,7 +231,7 @@ void CheckFlags(const RunOptions& o) {
   if (o.runs < 0) throw core::Error("--runs must be >= 1");
   if (o.threads < 0) throw core::Error("--threads must be >= 1");
   if (o.loader_threads < 0) throw core::Error("--loader-threads must be >= 0");
-  workloads::CheckDevice(o.device);
+  training::CheckDevice(o.device);
   CheckPathComponent("--system", o.system);
   CheckPathComponent("--org", o.org);
 }

@@ -8,7 +8,7 @@
 
 #include "dist/test_util.h"
 #include "models/neumf.h"
-#include "workloads/lazy_adam.h"
+#include "training/lazy_adam.h"
 
 namespace trainbench::dist {
 namespace {
@@ -42,14 +42,18 @@ int TrainMlp(std::shared_ptr<ProcessGroup> g, const std::string& out, GradientRe
   Mlp model;
   BroadcastModuleState(*g, model, 0);
   std::unique_ptr<GradientReducer> reducer;
-  if (g->size() > 1) reducer = std::make_unique<GradientReducer>(g, model.parameters(), std::vector<torch::Tensor>{}, ro);
-  torch::optim::SGD opt(model.parameters(), torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(1e-4));
+  if (g->size() > 1)
+    reducer =
+        std::make_unique<GradientReducer>(g, model.parameters(), std::vector<torch::Tensor>{}, ro);
+  torch::optim::SGD opt(model.parameters(),
+                        torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(1e-4));
   torch::Generator gen = at::detail::createCPUGenerator(1234);
   for (int step = 0; step < kSteps; ++step) {
     torch::Tensor x = torch::randn({2 * kBatch, 8}, gen);
     torch::Tensor y = torch::randint(0, 3, {2 * kBatch}, gen);
     auto [lo, hi] = Share(2 * kBatch, g->rank(), g->size());
-    torch::Tensor loss = torch::nn::functional::cross_entropy(model.forward(x.slice(0, lo, hi)), y.slice(0, lo, hi));
+    torch::Tensor loss =
+        torch::nn::functional::cross_entropy(model.forward(x.slice(0, lo, hi)), y.slice(0, lo, hi));
     opt.zero_grad();
     if (reducer) reducer->Prepare();
     loss.backward();
@@ -68,7 +72,8 @@ std::vector<torch::Tensor> Load(const std::string& path) {
   return v;
 }
 
-void ExpectClose(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b, double tol) {
+void ExpectClose(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b,
+                 double tol) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t k = 0; k < a.size(); ++k) {
     double diff = (a[k] - b[k]).abs().max().item<double>();
@@ -93,10 +98,11 @@ TEST_P(MlpEquivalence, TwoRanksMatchOneProcessWithTheDoubleBatch) {
   EXPECT_GT((fresh.parameters()[0] - a[0]).abs().max().item<double>(), 1e-3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Buckets, MlpEquivalence,
-                         ::testing::Values(std::make_pair<int64_t, bool>(4 << 20, true),    // one bucket
-                                           std::make_pair<int64_t, bool>(512, true),        // one per tensor
-                                           std::make_pair<int64_t, bool>(2048, false)));    // not overlapped
+INSTANTIATE_TEST_SUITE_P(
+    Buckets, MlpEquivalence,
+    ::testing::Values(std::make_pair<int64_t, bool>(4 << 20, true),  // one bucket
+                      std::make_pair<int64_t, bool>(512, true),      // one per tensor
+                      std::make_pair<int64_t, bool>(2048, false)));  // not overlapped
 
 TEST(GradientReducer, BucketsFollowReverseParameterOrder) {
   Mlp model;
@@ -119,8 +125,8 @@ TEST(GradientReducer, UnusedParameterContributesZeros) {
     torch::Tensor loss = g->rank() == 0 ? (p * 2).sum() + (q * 3).sum() : (p * 4).sum();
     loss.backward();
     r.Finish();
-    if (!torch::allclose(p.grad(), torch::full({4}, 3.0f))) return 1;   // (2 + 4) / 2
-    if (!torch::allclose(q.grad(), torch::full({4}, 1.5f))) return 2;   // (3 + 0) / 2
+    if (!torch::allclose(p.grad(), torch::full({4}, 3.0f))) return 1;  // (2 + 4) / 2
+    if (!torch::allclose(q.grad(), torch::full({4}, 1.5f))) return 2;  // (3 + 0) / 2
     return 0;
   }));
 }
@@ -128,24 +134,26 @@ TEST(GradientReducer, UnusedParameterContributesZeros) {
 // NeuMF with sparse embedding gradients and LazyAdam, or dense ones and Adam.
 int TrainNeuMF(std::shared_ptr<ProcessGroup> g, const std::string& out, bool sparse) {
   torch::manual_seed(7);
-  models::NeuMF model(models::NeuMFOptions(60, 40).mf_dim(4).mlp_layer_sizes({16, 8}).sparse_embeddings(sparse));
+  models::NeuMF model(
+      models::NeuMFOptions(60, 40).mf_dim(4).mlp_layer_sizes({16, 8}).sparse_embeddings(sparse));
   std::vector<torch::Tensor> sparse_params;
   if (sparse) {
-    sparse_params = {model->mf_user_embed->weight, model->mf_item_embed->weight, model->mlp_user_embed->weight,
-                     model->mlp_item_embed->weight};
+    sparse_params = {model->mf_user_embed->weight, model->mf_item_embed->weight,
+                     model->mlp_user_embed->weight, model->mlp_item_embed->weight};
   }
   BroadcastModuleState(*g, *model, 0);
   std::unique_ptr<GradientReducer> reducer;
-  if (g->size() > 1) reducer = std::make_unique<GradientReducer>(g, model->parameters(), sparse_params);
-  workloads::LazyAdam opt(model->parameters(), workloads::LazyAdamOptions{1e-2, 0.9, 0.999, 1e-8});
+  if (g->size() > 1)
+    reducer = std::make_unique<GradientReducer>(g, model->parameters(), sparse_params);
+  training::LazyAdam opt(model->parameters(), training::LazyAdamOptions{1e-2, 0.9, 0.999, 1e-8});
   torch::Generator gen = at::detail::createCPUGenerator(55);
   for (int step = 0; step < kSteps; ++step) {
     torch::Tensor u = torch::randint(0, 60, {2 * kBatch}, gen);
     torch::Tensor i = torch::randint(0, 40, {2 * kBatch}, gen);
     torch::Tensor y = torch::randint(0, 2, {2 * kBatch}, gen).to(torch::kFloat32);
     auto [lo, hi] = Share(2 * kBatch, g->rank(), g->size());
-    torch::Tensor loss = torch::binary_cross_entropy_with_logits(model->forward(u.slice(0, lo, hi), i.slice(0, lo, hi)),
-                                                                 y.slice(0, lo, hi));
+    torch::Tensor loss = torch::binary_cross_entropy_with_logits(
+        model->forward(u.slice(0, lo, hi), i.slice(0, lo, hi)), y.slice(0, lo, hi));
     opt.ZeroGrad();
     if (reducer) reducer->Prepare();
     loss.backward();
@@ -163,8 +171,10 @@ class NeuMFEquivalence : public ::testing::TestWithParam<bool> {};
 TEST_P(NeuMFEquivalence, TwoRanksMatchOneProcessWithTheDoubleBatch) {
   const bool sparse = GetParam();
   const std::string one = TempPath("ncf1.pt"), two = TempPath("ncf2.pt");
-  ExpectAllOk(ForkRanks(1, [&](std::shared_ptr<ProcessGroup> g) { return TrainNeuMF(g, one, sparse); }));
-  ExpectAllOk(ForkRanks(2, [&](std::shared_ptr<ProcessGroup> g) { return TrainNeuMF(g, two, sparse); }));
+  ExpectAllOk(
+      ForkRanks(1, [&](std::shared_ptr<ProcessGroup> g) { return TrainNeuMF(g, one, sparse); }));
+  ExpectAllOk(
+      ForkRanks(2, [&](std::shared_ptr<ProcessGroup> g) { return TrainNeuMF(g, two, sparse); }));
   ExpectClose(Load(one), Load(two), 1e-5);
 }
 

@@ -16,9 +16,7 @@ namespace {
 
 using torch::indexing::Slice;
 
-torch::Tensor Boxes(std::vector<float> v) {
-  return torch::tensor(v).view({-1, 4});
-}
+torch::Tensor Boxes(std::vector<float> v) { return torch::tensor(v).view({-1, 4}); }
 
 void ExpectBox(const torch::Tensor& b, std::vector<float> want) {
   for (int k = 0; k < 4; ++k) EXPECT_NEAR(b[k].item<float>(), want[k], 1e-5) << "coordinate " << k;
@@ -71,18 +69,19 @@ TEST(MaskRcnn, RpnLabelsFollowTheMatcherAndVisibility) {
   const auto o = MiniMaskRcnnOptions(3, 128);
   const auto gt = Boxes({20, 20, 60, 60, 80, 80, 120, 120, 0, 70, 40, 110});
   const auto anchors = Boxes({
-      20, 20, 60, 52,    // 0: IoU 0.8 with gt 0 -> positive
-      20, 20, 60, 28,    // 1: IoU 0.2 -> negative
-      20, 20, 60, 40,    // 2: IoU 0.5 -> between the thresholds: ignored
-      80, 80, 120, 100,  // 3: IoU 0.5, but gt 1's best anchor -> positive (low-quality match)
-      -1, 70, 39, 110,   // 4: IoU 0.95 with gt 2 but crosses the left border -> ignored
-      0, 70, 40, 100,    // 5: IoU 0.75 with gt 2, inside -> positive
-      100, 0, 120, 20,   // 6: no overlap -> negative
-      100, 100, 128, 128 // 7: touches the border from inside: visible; IoU 0.16 with gt 1
+      20,  20,  60,  52,   // 0: IoU 0.8 with gt 0 -> positive
+      20,  20,  60,  28,   // 1: IoU 0.2 -> negative
+      20,  20,  60,  40,   // 2: IoU 0.5 -> between the thresholds: ignored
+      80,  80,  120, 100,  // 3: IoU 0.5, but gt 1's best anchor -> positive (low-quality match)
+      -1,  70,  39,  110,  // 4: IoU 0.95 with gt 2 but crosses the left border -> ignored
+      0,   70,  40,  100,  // 5: IoU 0.75 with gt 2, inside -> positive
+      100, 0,   120, 20,   // 6: no overlap -> negative
+      100, 100, 128, 128   // 7: touches the border from inside: visible; IoU 0.16 with gt 1
   });
   const auto t = RpnAnchorLabels(anchors, gt, 128, 128, o);
   const std::vector<float> want = {1, 0, -1, 1, -1, 1, 0, 0};
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(t.labels[i].item<float>(), want[i]) << "anchor " << i;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(t.labels[i].item<float>(), want[i]) << "anchor " << i;
   EXPECT_EQ(t.matched[0].item<int64_t>(), 0);
   EXPECT_EQ(t.matched[3].item<int64_t>(), 1);
   EXPECT_EQ(t.matched[5].item<int64_t>(), 2);
@@ -122,7 +121,8 @@ TEST(MaskRcnn, SamplerRespectsCountAndPositiveFraction) {
 }
 
 TEST(MaskRcnn, RoiLevelsOfKnownSizes) {
-  const auto boxes = Boxes({0, 0, 224, 224, 10, 10, 122, 122, 0, 0, 448, 448, 5, 5, 9, 9, 0, 0, 2000, 1000});
+  const auto boxes =
+      Boxes({0, 0, 224, 224, 10, 10, 122, 122, 0, 0, 448, 448, 5, 5, 9, 9, 0, 0, 2000, 1000});
   const auto levels = MaskRcnnRoiLevels(boxes, MaskRcnnR50FpnOptions());
   EXPECT_TRUE(levels.equal(torch::tensor({4, 3, 5, 2, 5}, torch::kLong)));
   // The mini model's canonical scale is 224 / 4 = 56 at 128 pixels.
@@ -146,8 +146,8 @@ TEST(MaskRcnn, MaskTargetOfAnExactBoxIsAllOnes) {
 }
 
 // The losses Losses() returns.
-const std::vector<std::string> kLossNames = {"loss_objectness", "loss_rpn_box_reg", "loss_classifier", "loss_box_reg",
-                                             "loss_mask"};
+const std::vector<std::string> kLossNames = {"loss_objectness", "loss_rpn_box_reg",
+                                             "loss_classifier", "loss_box_reg", "loss_mask"};
 
 // The loss tests' network: a 3-class mini Mask R-CNN for 64-pixel images, seeded, in train mode,
 // on one thread.
@@ -222,7 +222,7 @@ TEST(MaskRcnn, DetectReturnsAtMost100SortedWith28x28Masks) {
   EXPECT_GT(net->ForwardMacs(64, 64), net->trunk->ForwardMacs(64, 64));
 }
 
-// LibTorch's CPU autocast in bf16 for a scope (as workloads::AutocastScope, which models do not
+// LibTorch's CPU autocast in bf16 for a scope (as training::AutocastScope, which models do not
 // link).
 class Bf16Autocast {
  public:
@@ -294,7 +294,8 @@ TEST(MaskRcnn, Bf16AutocastAndChannelsLastKeepTheLossesAndDetections) {
   EXPECT_GT(d.boxes.size(0), 0);
   for (const auto* t : {&d.boxes, &d.scores, &d.masks}) EXPECT_EQ(t->scalar_type(), torch::kFloat);
   EXPECT_TRUE((d.masks >= 0).all().item<bool>() && (d.masks <= 1).all().item<bool>());
-  EXPECT_TRUE((d.scores.slice(0, 1) <= d.scores.slice(0, 0, d.scores.size(0) - 1)).all().item<bool>());
+  EXPECT_TRUE(
+      (d.scores.slice(0, 1) <= d.scores.slice(0, 0, d.scores.size(0) - 1)).all().item<bool>());
 }
 
 TEST(MaskRcnn, R50FpnHasTheReferenceParameterCount) {
@@ -308,7 +309,8 @@ TEST(MaskRcnn, R50FpnHasTheReferenceParameterCount) {
   for (const auto& p : net->named_parameters()) {
     total += p.value().numel();
     const auto& k = p.key();
-    if (k.rfind("trunk.", 0) == 0 && (k.find(".bn") != std::string::npos || k.find("downsample.1") != std::string::npos)) {
+    if (k.rfind("trunk.", 0) == 0 &&
+        (k.find(".bn") != std::string::npos || k.find("downsample.1") != std::string::npos)) {
       bn += p.value().numel();
     }
   }

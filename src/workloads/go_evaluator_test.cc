@@ -2,9 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "workloads/torch_util.h"
-
 #include <cmath>
+
+#include "training/memory_format.h"
+#include "training/precision.h"
 
 namespace trainbench::workloads {
 namespace {
@@ -57,7 +58,7 @@ TEST(GoNetEvaluator, ChannelsLastAndBf16AutocastKeepTheOutputs) {
   models::GoNet net(models::GoNetOptions().board_size(5).filters(8).blocks(1).value_fc(8));
   torch::manual_seed(5);
   models::GoNet nhwc(models::GoNetOptions().board_size(5).filters(8).blocks(1).value_fc(8));
-  ToChannelsLast(*nhwc);
+  training::ToChannelsLast(*nhwc);
   go::Game g(5, 7.5);
   g.Play(go::Board::Index(1, 2));
   g.Play(go::Board::Index(3, 3));
@@ -66,7 +67,7 @@ TEST(GoNetEvaluator, ChannelsLastAndBf16AutocastKeepTheOutputs) {
   GoNetEvaluator(net, torch::kCPU).Evaluate({&a, &b}, &ref);
   GoNetEvaluator(nhwc, torch::kCPU, go::Position::kHistory, true).Evaluate({&a, &b}, &cl);
   {
-    AutocastScope bf16(torch::kCPU, torch::kBFloat16);
+    training::AutocastScope bf16(torch::kCPU, torch::kBFloat16);
     GoNetEvaluator(nhwc, torch::kCPU, go::Position::kHistory, true).Evaluate({&a, &b}, &bf);
   }
   ASSERT_EQ(cl.size(), 2u);

@@ -14,10 +14,15 @@
 #include "data/image_folder.h"
 #include "data/imagenet_dataset.h"
 #include "models/resnet.h"
+#include "training/batch_tensors.h"
+#include "training/data_parallel.h"
+#include "training/lars.h"
+#include "training/lr_schedule.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "workloads/image_classification_options.h"
-#include "workloads/lars.h"
-#include "workloads/lr_schedule.h"
-#include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -30,17 +35,17 @@ class ImageClassification : public train::Workload {
   explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
-                   torch::Device(device));
+    training::ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
+                             torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     opts_ = ImageClassificationOptions::FromConfig(c, scale_);
-    precision_ = ParsePrecision(opts_.precision, device_);
-    if (opts_.blas_threads > 0 && !SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
+    precision_ = training::ParsePrecision(opts_.precision, device_);
+    if (opts_.blas_threads > 0 && !training::SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
     model_ = models::ResNet(models::ResNetOptions()
@@ -52,12 +57,12 @@ class ImageClassification : public train::Workload {
                                 .widths(opts_.widths)
                                 .zero_init_residual(opts_.zero_init_residual));
     model_->to(device_);
-    if (opts_.channels_last) ToChannelsLast(*model_);
+    if (opts_.channels_last) training::ToChannelsLast(*model_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
-    group_ = RunGroup(ctx);
+    group_ = training::RunGroup(ctx);
     train::CheckWorldSize(*this, ctx.benchmark, c, ctx.world_size);
     // BatchNorm statistics stay per rank (model_bn_span = the per-rank batch), as in the reference.
-    reducer_ = MakeDataParallel(group_, *model_);
+    reducer_ = training::MakeDataParallel(group_, *model_);
     std::vector<torch::Tensor> params = model_->parameters();
     if (opts_.optimizer == ImageClassificationOptions::Optimizer::kSgd) {
       // Weight decay on every parameter, as torch.optim.SGD applies it in the reference.
@@ -65,8 +70,8 @@ class ImageClassification : public train::Workload {
                                .momentum(opts_.momentum)
                                .weight_decay(opts_.weight_decay));
     } else {
-      lars_.emplace(params, LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay,
-                                        opts_.lars_eta, 0.0});
+      lars_.emplace(params, training::LarsOptions{opts_.base_lr, opts_.momentum, opts_.weight_decay,
+                                                  opts_.lars_eta, 0.0});
     }
   }
 
@@ -100,8 +105,8 @@ class ImageClassification : public train::Workload {
   int64_t GlobalBatchSize() const override { return opts_.batch_size; }
 
   Json RuntimeProvenance() const override {
-    Json j = TorchProvenance(device_);
-    j["precision"] = PrecisionName(precision_);
+    Json j = training::TorchProvenance(device_);
+    j["precision"] = training::PrecisionName(precision_);
     j["channels_last"] = opts_.channels_last;
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
     return j;
@@ -152,12 +157,12 @@ class ImageClassification : public train::Workload {
     train_loader_->StartEpoch(epoch);
     while (auto batch = train_loader_->Next()) {
       torch::Tensor x = Input(*batch);
-      torch::Tensor y = BatchLabels(*batch, device_);
+      torch::Tensor y = training::BatchLabels(*batch, device_);
       const double lr = schedule_(step_);
       torch::Tensor loss;
       {
         // Forward under autocast; the softmax and the loss in fp32. Backward follows the casts.
-        AutocastScope autocast(device_, precision_);
+        training::AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->forward(x);
         loss = torch::nn::functional::cross_entropy(
             logits.to(torch::kFloat), y,
@@ -175,21 +180,21 @@ class ImageClassification : public train::Workload {
         if (Backward(loss)) lars_->Step();
       }
       ++step_;
-      if (!ReportStep(control, loss, step_, 20, batch->size * ctx_.world_size)) return;
+      if (!training::ReportStep(control, loss, step_, 20, batch->size * ctx_.world_size)) return;
     }
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
-    SyncForEvaluation(*group_, *model_);
+    training::SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     eval_loader_->StartEpoch(0);
     int64_t correct = 0, seen = 0;
     while (auto batch = eval_loader_->Next()) {
-      AutocastScope autocast(device_, precision_);
+      training::AutocastScope autocast(device_, precision_);
       torch::Tensor logits = model_->forward(Input(*batch));
       torch::Tensor pred = logits.argmax(1).slice(0, 0, batch->num_valid);
-      torch::Tensor y = BatchLabels(*batch, device_).slice(0, 0, batch->num_valid);
+      torch::Tensor y = training::BatchLabels(*batch, device_).slice(0, 0, batch->num_valid);
       correct += pred.eq(y).sum().item<int64_t>();
       seen += batch->num_valid;
     }
@@ -213,7 +218,7 @@ class ImageClassification : public train::Workload {
   }
 
   torch::Tensor Input(const data::Batch& batch) const {
-    torch::Tensor x = BatchImages(batch, device_);
+    torch::Tensor x = training::BatchImages(batch, device_);
     return opts_.channels_last ? x.contiguous(torch::MemoryFormat::ChannelsLast) : x;
   }
 
@@ -230,12 +235,12 @@ class ImageClassification : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
-  std::optional<Lars> lars_;
-  std::optional<LossScaler> scaler_;
+  std::optional<training::Lars> lars_;
+  std::optional<training::LossScaler> scaler_;
   ImageClassificationOptions opts_;
   torch::Dtype precision_ = torch::kFloat32;
   std::string blas_note_;
-  PolyWarmupSchedule schedule_;
+  training::PolyWarmupSchedule schedule_;
   int64_t step_ = 0;
   std::shared_ptr<data::Dataset> train_set_, eval_set_;
   std::unique_ptr<data::BatchLoader> train_loader_, eval_loader_;

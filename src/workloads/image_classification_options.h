@@ -36,7 +36,7 @@ struct ImageClassificationOptions {
   double poly_power = 2.0;
   double lars_eta = 0.001;  // LARS trust coefficient (optimizer kLars)
   double label_smoothing = 0.0;
-  std::string precision = "fp32";  // fp32, bf16 or fp16: workloads::ParsePrecision needs LibTorch
+  std::string precision = "fp32";  // fp32, bf16 or fp16: training::ParsePrecision needs LibTorch
   bool channels_last = false;
   int64_t blas_threads = 0;  // 0: the BLAS library's default
 

@@ -18,10 +18,14 @@
 #include "data/random.h"
 #include "dist/process_group.h"
 #include "models/mask_rcnn.h"
+#include "training/data_parallel.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "vision/masks.h"
 #include "workloads/detection_data.h"
 #include "workloads/detection_options.h"
-#include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -79,12 +83,12 @@ class InstanceSegmentation : public train::Workload {
   // The precision only: FromConfig here would also refuse min_size > max_size before the run,
   // which Init has always done inside it.
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(core::ConfigReader(c).String("precision"), torch::Device(device));
+    training::ParsePrecision(core::ConfigReader(c).String("precision"), torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     // The heads' activations (tens of MB a step, allocated and freed every step) would otherwise be
     // mmapped and unmapped each time, page-faulting anew: about 16% of a mini step on 2 cores.
     // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB; nothing
@@ -92,10 +96,10 @@ class InstanceSegmentation : public train::Workload {
     core::RaiseMmapThreshold();
     opts_ = InstanceSegmentationOptions::FromConfig(ctx.config, scale_);
     const DetectionOptions& d = opts_.detection;
-    if (d.blas_threads > 0) SetBlasThreads(static_cast<int>(d.blas_threads));
+    if (d.blas_threads > 0) training::SetBlasThreads(static_cast<int>(d.blas_threads));
     input_.min_size = opts_.min_size;
     input_.max_size = opts_.max_size;
-    precision_ = ParsePrecision(opts_.precision, device_);
+    precision_ = training::ParsePrecision(opts_.precision, device_);
     train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     models::MaskRcnnOptions mo;
     if (opts_.model == MaskRcnnModel::kMini) {
@@ -116,10 +120,10 @@ class InstanceSegmentation : public train::Workload {
     detect_.detections_per_img = d.max_detections;
     model_ = models::MaskRcnn(mo);
     model_->to(device_);
-    if (opts_.channels_last) ToChannelsLast(*model_);
+    if (opts_.channels_last) training::ToChannelsLast(*model_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
-    group_ = RunGroup(ctx);
-    reducer_ = MakeDataParallel(group_, *model_);
+    group_ = training::RunGroup(ctx);
+    reducer_ = training::MakeDataParallel(group_, *model_);
     // The reference's optimizer: biases at bias_lr_factor x the learning rate, no weight decay.
     std::vector<torch::Tensor> weights, biases;
     for (const auto& p : model_->named_parameters()) {
@@ -191,8 +195,8 @@ class InstanceSegmentation : public train::Workload {
   int64_t GlobalBatchSize() const override { return opts_.detection.batch_size; }
 
   Json RuntimeProvenance() const override {
-    Json j = TorchProvenance(device_);
-    j["precision"] = PrecisionName(precision_);
+    Json j = training::TorchProvenance(device_);
+    j["precision"] = training::PrecisionName(precision_);
     j["channels_last"] = opts_.channels_last;
     const int64_t s = input_.max_size;
     j["model_macs_per_image_train"] = model_->ForwardMacs(s, s, true);
@@ -253,7 +257,7 @@ class InstanceSegmentation : public train::Workload {
       torch::Tensor loss;
       {
         // The network under autocast; the model keeps the rest (boxes, sampling, losses) in fp32.
-        AutocastScope autocast(device_, precision_);
+        training::AutocastScope autocast(device_, precision_);
         const auto losses = model_->Losses(images, sizes, targets, sampling_rng_);
         for (const auto& [name, value] : losses) loss = loss.defined() ? loss + value : value;
       }
@@ -263,12 +267,12 @@ class InstanceSegmentation : public train::Workload {
       if (reducer_) reducer_->Finish();
       if (!scaler_ || scaler_->UnscaleAndUpdate(model_->parameters())) sgd_->step();
       ++step_;
-      if (!ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
+      if (!training::ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
     }
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
-    SyncForEvaluation(*group_, *model_);
+    training::SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     std::vector<coco::Detection> results;
@@ -279,7 +283,7 @@ class InstanceSegmentation : public train::Workload {
           CroppedBatch(*batch, g, input_.size_divisibility, device_, opts_.channels_last);
       std::vector<models::MaskRcnnDetections> dets;
       {
-        AutocastScope autocast(device_, precision_);
+        training::AutocastScope autocast(device_, precision_);
         dets = model_->Detect(images, sizes, detect_);
       }
       for (int64_t r = 0; r < batch->num_valid; ++r) {
@@ -392,7 +396,7 @@ class InstanceSegmentation : public train::Workload {
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::SGD> sgd_;
   torch::Dtype precision_ = torch::kFloat32;  // opts_.precision
-  std::optional<LossScaler> scaler_;
+  std::optional<training::LossScaler> scaler_;
   data::Rng sampling_rng_{0};
   int64_t steps_per_epoch_ = 1, step_ = 0;
   MaskRcnnInputOptions input_;

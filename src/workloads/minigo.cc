@@ -19,10 +19,12 @@
 #include "go/gtp.h"
 #include "go/match.h"
 #include "go/rollout.h"
+#include "training/memory_format.h"
+#include "training/precision.h"
+#include "training/runtime.h"
 #include "workloads/go_evaluator.h"
 #include "workloads/go_selfplay.h"
 #include "workloads/minigo_options.h"
-#include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -39,7 +41,7 @@ class MiniGo : public train::Workload {
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
     opts_ = MiniGoOptions::FromConfig(ctx.config, scale_);
     net_options_ = models::GoNetOptions()
@@ -49,10 +51,12 @@ class MiniGo : public train::Workload {
                        .value_fc(opts_.value_fc);
     net_ = models::GoNet(net_options_);
     net_->to(device_);
-    if (opts_.channels_last) ToChannelsLast(*net_);
-    search_dtype_ = ParsePrecision(opts_.search_precision, device_, "search_precision");
+    if (opts_.channels_last) training::ToChannelsLast(*net_);
+    search_dtype_ = training::ParsePrecision(opts_.search_precision, device_, "search_precision");
     net_threads_ =
         opts_.train_threads > 0 ? static_cast<int>(opts_.train_threads) : std::max(1, ctx.threads);
+    // The run's count from here on, in place of SetUpTorch's ctx.threads; the search phases switch
+    // to one thread with an IntraOpThreadsScope that comes back to this count.
     at::set_num_threads(net_threads_);
     opt_.emplace(net_->parameters(), torch::optim::SGDOptions(opts_.base_lr)
                                          .momentum(opts_.momentum)
@@ -106,7 +110,7 @@ class MiniGo : public train::Workload {
             train::LoggedSetting(ctx_, "balance_games"),
             train::LoggedSetting(ctx_, "search_blas_threads"),
             train::LoggedSetting(ctx_, "mcts_batch"),
-            {"search_precision", PrecisionName(search_dtype_)},
+            {"search_precision", training::PrecisionName(search_dtype_)},
             train::LoggedSetting(ctx_, "channels_last"),
             train::LoggedSetting(ctx_, "incremental_playouts"),
             train::LoggedSetting(ctx_, "search_node_pool"),
@@ -125,7 +129,7 @@ class MiniGo : public train::Workload {
   }
 
   int64_t GlobalBatchSize() const override { return opts_.batch_size; }
-  Json RuntimeProvenance() const override { return TorchProvenance(device_); }
+  Json RuntimeProvenance() const override { return training::TorchProvenance(device_); }
 
   void LoadData() override {
     // mini: the held-out GNU Go games of `prepare go` (<data>/test); full: every .sgf under the
@@ -174,12 +178,15 @@ class MiniGo : public train::Workload {
     std::unique_ptr<SelfPlayPool> pool;
     if (opts_.balance_games)
       pool = std::make_unique<SelfPlayPool>(sp_, seeds, threads, opts_.parallel_games);
-    at::set_num_threads(1);
+    // One intra-op thread per search thread; back to the run's count (net_threads_, not the
+    // count read now: see IntraOpThreadsScope) for the training below.
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
     auto blas_threads =
-        std::make_unique<BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
+        std::make_unique<training::BlasThreadsScope>(opts_.search_blas_threads);  // self-play only
     data::RunOnThreads(threads, [&](int t) {
       try {
-        AutocastScope autocast(device_, search_dtype_);  // per thread; the weights are cast once
+        // Per thread; the weights are cast once.
+        training::AutocastScope autocast(device_, search_dtype_);
         GoNetEvaluator evaluator = SearchEvaluator(best_, folded);
         if (pool) {
           pool->Play(evaluator);
@@ -206,7 +213,7 @@ class MiniGo : public train::Workload {
     for (auto& e : errors) {
       if (e) std::rethrow_exception(e);
     }
-    at::set_num_threads(net_threads_);
+    search_threads.Restore();
     if (pool) played = pool->Take();
     games_played_ = static_cast<int64_t>(played.size());
     std::vector<GoSample> generation;
@@ -304,7 +311,7 @@ class MiniGo : public train::Workload {
     for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
     auto from_b = net->buffers(), to_b = copy->buffers();
     for (size_t k = 0; k < from_b.size(); ++k) to_b[k].copy_(from_b[k]);
-    if (opts_.channels_last) ToChannelsLast(*copy);
+    if (opts_.channels_last) training::ToChannelsLast(*copy);
     return copy;
   }
 
@@ -339,11 +346,11 @@ class MiniGo : public train::Workload {
   // throws an error naming the command and the answer, which aborts the run.
   std::pair<int, int> GnuGoWins(int epoch) {
     torch::NoGradGuard no_grad;
-    AutocastScope autocast(device_, search_dtype_);
+    training::AutocastScope autocast(device_, search_dtype_);
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded = Folded(best_);
-    at::set_num_threads(1);
-    BlasThreadsScope blas_threads(opts_.search_blas_threads);
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
+    training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gnugo_games; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gnugo") ^
@@ -361,7 +368,9 @@ class MiniGo : public train::Workload {
       const go::Game game = go::PlayMatch(gnugo, std::ref(ours), our_color, mo);
       wins += game.Winner() == our_color;
     }
-    at::set_num_threads(net_threads_);
+    // Before blas_threads ends, the order this phase has always restored the two counts in (with
+    // an OpenMP build of OpenBLAS, restoring the BLAS count sets the OpenMP count too).
+    search_threads.Restore();
     return {wins, opts_.gnugo_games};
   }
 
@@ -369,13 +378,13 @@ class MiniGo : public train::Workload {
   // alternating; the first temperature_moves moves are sampled so that the games differ.
   double GatingWinRate(int epoch) {
     torch::NoGradGuard no_grad;
-    AutocastScope autocast(device_, search_dtype_);
+    training::AutocastScope autocast(device_, search_dtype_);
     net_->eval();
     best_->eval();
     const std::shared_ptr<const models::FoldedGoNet> folded_candidate = Folded(net_),
                                                      folded_best = Folded(best_);
-    at::set_num_threads(1);
-    BlasThreadsScope blas_threads(opts_.search_blas_threads);
+    training::IntraOpThreadsScope search_threads(1, net_threads_);
+    training::BlasThreadsScope blas_threads(opts_.search_blas_threads);
     int wins = 0;
     for (int g = 0; g < opts_.gating_games; ++g) {
       const uint64_t seed = core::SeedFor(ctx_.seed, "gating") ^
@@ -395,7 +404,9 @@ class MiniGo : public train::Workload {
       wins += game.Winner() == candidate_color;
     }
     net_->train();
-    at::set_num_threads(net_threads_);
+    // Before blas_threads ends, the order this phase has always restored the two counts in (with
+    // an OpenMP build of OpenBLAS, restoring the BLAS count sets the OpenMP count too).
+    search_threads.Restore();
     return static_cast<double>(wins) / opts_.gating_games;
   }
 

@@ -15,10 +15,13 @@
 #include "data/batch_loader.h"
 #include "models/ssd.h"
 #include "models/state_dict.h"
+#include "training/batch_tensors.h"
+#include "training/data_parallel.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "vision/augment.h"
 #include "workloads/detection_data.h"
 #include "workloads/detection_options.h"
-#include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -33,10 +36,10 @@ class ObjectDetection : public train::Workload {
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     opts_ = ObjectDetectionOptions::FromConfig(ctx.config, scale_);
     const DetectionOptions& d = opts_.detection;
-    if (d.blas_threads > 0) SetBlasThreads(static_cast<int>(d.blas_threads));
+    if (d.blas_threads > 0) training::SetBlasThreads(static_cast<int>(d.blas_threads));
     input_.image_size = opts_.image_size;
     input_.match_iou = opts_.match_iou;
     decode_.nms_iou = d.nms_iou;
@@ -66,8 +69,8 @@ class ObjectDetection : public train::Workload {
     scale_wh_ = dbo.scale_wh;
     dboxes_ = models::MakeDefaultBoxes(dbo);
     model_->to(device_);
-    group_ = RunGroup(ctx);
-    reducer_ = MakeDataParallel(group_, *model_);
+    group_ = training::RunGroup(ctx);
+    reducer_ = training::MakeDataParallel(group_, *model_);
     sgd_.emplace(
         model_->parameters(),
         torch::optim::SGDOptions(d.base_lr).momentum(d.momentum).weight_decay(d.weight_decay));
@@ -108,7 +111,7 @@ class ObjectDetection : public train::Workload {
   int64_t GlobalBatchSize() const override { return opts_.detection.batch_size; }
 
   Json RuntimeProvenance() const override {
-    Json j = TorchProvenance(device_);
+    Json j = training::TorchProvenance(device_);
     j["model_macs_per_image"] = model_->ForwardMacs(input_.image_size);
     return j;
   }
@@ -142,7 +145,7 @@ class ObjectDetection : public train::Workload {
     train_loader_->StartEpoch(epoch);
     const int64_t a = dboxes_.size(0);
     while (auto batch = train_loader_->Next()) {
-      const torch::Tensor x = BatchImages(*batch, device_);
+      const torch::Tensor x = training::BatchImages(*batch, device_);
       const torch::Tensor extra =
           torch::from_blob(batch->extra.data(), {batch->size, 5 * a}, torch::kFloat32).to(device_);
       const torch::Tensor gloc =
@@ -160,12 +163,12 @@ class ObjectDetection : public train::Workload {
       if (reducer_) reducer_->Finish();
       sgd_->step();
       ++step_;
-      if (!ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
+      if (!training::ReportStep(control, loss, step_, 10, batch->size * ctx_.world_size)) return;
     }
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
-    SyncForEvaluation(*group_, *model_);
+    training::SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     // Each rank decodes its shard into rows [image index][detection][x, y, w, h, score, label]
@@ -176,7 +179,7 @@ class ObjectDetection : public train::Workload {
     std::vector<double> counts(static_cast<size_t>(n_images), 0.0);
     eval_loader_->StartEpoch(0);
     while (auto batch = eval_loader_->Next()) {
-      auto [ploc, pconf] = model_->forward(BatchImages(*batch, device_));
+      auto [ploc, pconf] = model_->forward(training::BatchImages(*batch, device_));
       const std::vector<models::Detections> dets =
           models::SsdDecode(ploc, pconf, dboxes_, scale_xy_, scale_wh_, decode_);
       for (int64_t r = 0; r < batch->num_valid; ++r) {

@@ -12,11 +12,13 @@
 #include "data/negative_sampler.h"
 #include "data/ratings_csv.h"
 #include "models/neumf.h"
-#include "workloads/fused_adam.h"
-#include "workloads/lazy_adam.h"
+#include "training/data_parallel.h"
+#include "training/fused_adam.h"
+#include "training/lazy_adam.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "workloads/ranking_metrics.h"
 #include "workloads/recommendation_options.h"
-#include "workloads/torch_util.h"
 
 namespace trainbench::workloads {
 
@@ -41,9 +43,9 @@ class Recommendation : public train::Workload {
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     opts_ = RecommendationOptions::FromConfig(c, scale_);
-    if (opts_.blas_threads > 0 && !SetBlasThreads(opts_.blas_threads))
+    if (opts_.blas_threads > 0 && !training::SetBlasThreads(opts_.blas_threads))
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     scorer_options_.fused_gather(opts_.eval_fused_gather);
     scorer_options_.mlp_dtype(opts_.eval_mlp_dtype == RecommendationOptions::EvalMlpDtype::kBf16
@@ -80,7 +82,7 @@ class Recommendation : public train::Workload {
 
   int64_t GlobalBatchSize() const override { return opts_.batch_size; }
   Json RuntimeProvenance() const override {
-    Json j = TorchProvenance(device_);
+    Json j = training::TorchProvenance(device_);
     j["train_intra_op_threads"] = train_threads_;
     j["eval_intra_op_threads"] = eval_threads_;
     j["fused_optimizer"] = opts_.fused_optimizer;
@@ -123,19 +125,20 @@ class Recommendation : public train::Workload {
                                .mlp_layer_sizes(opts_.mlp_layer_sizes)
                                .sparse_embeddings(lazy));
     model_->to(device_);
-    group_ = RunGroup(ctx_);
+    group_ = training::RunGroup(ctx_);
     std::vector<torch::Tensor> sparse;
     if (lazy) {
       sparse = {model_->mf_user_embed->weight, model_->mf_item_embed->weight,
                 model_->mlp_user_embed->weight, model_->mlp_item_embed->weight};
     }
-    reducer_ = MakeDataParallel(group_, *model_, sparse);
+    reducer_ = training::MakeDataParallel(group_, *model_, sparse);
     const double lr = opts_.base_lr, beta1 = opts_.adam_beta1, beta2 = opts_.adam_beta2,
                  eps = opts_.adam_epsilon;
     if (lazy) {
-      lazy_adam_.emplace(model_->parameters(), LazyAdamOptions{lr, beta1, beta2, eps});
+      lazy_adam_.emplace(model_->parameters(), training::LazyAdamOptions{lr, beta1, beta2, eps});
     } else if (opts_.fused_optimizer) {
-      fused_adam_.emplace(model_->parameters(), FusedAdamOptions{lr, beta1, beta2, eps, 0.0});
+      fused_adam_.emplace(model_->parameters(),
+                          training::FusedAdamOptions{lr, beta1, beta2, eps, 0.0});
     } else {
       adam_.emplace(model_->parameters(),
                     torch::optim::AdamOptions(lr).betas({beta1, beta2}).eps(eps).weight_decay(0));
@@ -199,13 +202,13 @@ class Recommendation : public train::Workload {
         lazy_adam_->Step();
       }
       ++step_;
-      if (!ReportStep(control, loss, step_, 20, len)) return;
+      if (!training::ReportStep(control, loss, step_, 20, len)) return;
     }
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
     at::set_num_threads(eval_threads_);
-    SyncForEvaluation(*group_, *model_);
+    training::SyncForEvaluation(*group_, *model_);
     model_->eval();
     torch::NoGradGuard no_grad;
     const int64_t nu = data_.num_users, c = candidates_.size(1);
@@ -257,8 +260,8 @@ class Recommendation : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::Adam> adam_;
-  std::optional<LazyAdam> lazy_adam_;
-  std::optional<FusedAdam> fused_adam_;
+  std::optional<training::LazyAdam> lazy_adam_;
+  std::optional<training::FusedAdam> fused_adam_;
   torch::Tensor candidates_;
 };
 

@@ -1,27 +1,10 @@
 #include "workloads/registry.h"
 
-#include <torch/cuda.h>
-
 #include "core/error.h"
 #include "workloads/benchmark_table.h"
 #include "workloads/translation.h"
 
 namespace trainbench::workloads {
-
-void CheckDevice(const std::string& device) {
-  if (device == "cpu") return;
-  const std::string index = device.rfind("cuda:", 0) == 0 ? device.substr(5) : "";
-  const bool digits = !index.empty() && index.size() <= 3 &&
-                      index.find_first_not_of("0123456789") == std::string::npos;
-  if (device != "cuda" && !digits) throw core::Error("--device \"" + device + "\": expected cpu, cuda or cuda:N");
-  if (!torch::cuda::is_available()) {
-    throw core::Error("--device " + device + ": this LibTorch build has no CUDA, or no CUDA device is visible");
-  }
-  const int n = static_cast<int>(torch::cuda::device_count());
-  if (digits && std::stoi(index) >= n) {
-    throw core::Error("--device " + device + ": this machine has " + std::to_string(n) + " CUDA device(s)");
-  }
-}
 
 // The factories the table names (defined in each workload's file).
 #define TRAINBENCH_DECLARE_FACTORY(name, dataset, factory) \
@@ -30,10 +13,15 @@ TRAINBENCH_BENCHMARKS(TRAINBENCH_DECLARE_FACTORY)
 #undef TRAINBENCH_DECLARE_FACTORY
 
 // translation.cc serves two benchmarks, one architecture each.
-std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) { return MakeTranslation("transformer", scale); }
-std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) { return MakeTranslation("gnmt", scale); }
+std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) {
+  return MakeTranslation("transformer", scale);
+}
+std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) {
+  return MakeTranslation("gnmt", scale);
+}
 
-std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark, const std::string& scale) {
+std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark,
+                                                const std::string& scale) {
 #define TRAINBENCH_CREATE(name, dataset, factory) \
   if (benchmark == #name) return factory(scale);
   TRAINBENCH_BENCHMARKS(TRAINBENCH_CREATE)

@@ -20,8 +20,11 @@
 #include "text/parallel_corpus.h"
 #include "text/token_batching.h"
 #include "text/vocab.h"
-#include "workloads/fused_adam.h"
-#include "workloads/torch_util.h"
+#include "training/data_parallel.h"
+#include "training/fused_adam.h"
+#include "training/precision.h"
+#include "training/runtime.h"
+#include "training/step_report.h"
 #include "workloads/translation_options.h"
 
 namespace trainbench::workloads {
@@ -40,18 +43,18 @@ class Translation : public train::Workload {
   const char* DataParallelBatchKey() const override { return "batch_tokens"; }
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
-                   torch::Device(device));
+    training::ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
+                             torch::Device(device));
   }
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     const Json& c = ctx.config;
-    device_ = SetUpTorch(ctx);
+    device_ = training::SetUpTorch(ctx);
     opts_ = TranslationOptions::FromConfig(c, arch_, scale_);
-    precision_ = ParsePrecision(opts_.precision, device_);
+    precision_ = training::ParsePrecision(opts_.precision, device_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
-    if (opts_.blas_threads > 0 && !SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
+    if (opts_.blas_threads > 0 && !training::SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     }
     beam_.beam = opts_.beam_size;
@@ -91,12 +94,12 @@ class Translation : public train::Workload {
       model_ = g.ptr().get();
     }
     module_->to(device_);
-    group_ = RunGroup(ctx);
-    reducer_ = MakeDataParallel(group_, *module_);
+    group_ = training::RunGroup(ctx);
+    reducer_ = training::MakeDataParallel(group_, *module_);
     if (opts_.fused_optimizer) {
       fused_adam_.emplace(module_->parameters(),
-                          FusedAdamOptions{opts_.base_lr, opts_.adam_beta1, opts_.adam_beta2,
-                                           opts_.adam_epsilon, 0.0});
+                          training::FusedAdamOptions{opts_.base_lr, opts_.adam_beta1,
+                                                     opts_.adam_beta2, opts_.adam_epsilon, 0.0});
     } else {
       adam_.emplace(module_->parameters(), torch::optim::AdamOptions(opts_.base_lr)
                                                .betas({opts_.adam_beta1, opts_.adam_beta2})
@@ -166,8 +169,8 @@ class Translation : public train::Workload {
 
   int64_t GlobalBatchSize() const override { return opts_.batch_tokens; }
   Json RuntimeProvenance() const override {
-    Json j = TorchProvenance(device_);
-    j["precision"] = PrecisionName(precision_);
+    Json j = training::TorchProvenance(device_);
+    j["precision"] = training::PrecisionName(precision_);
     j["fused_optimizer"] = fused_adam_.has_value();
     if (opts_.arch == Arch::kGnmt) j["fused_lstm"] = opts_.fused_lstm;
     if (!blas_note_.empty()) j["blas_note"] = blas_note_;
@@ -257,7 +260,7 @@ class Translation : public train::Workload {
       {
         // Forward under autocast (its matrix products in bf16/fp16); the softmax and the loss in
         // fp32, as the reference's mixed precision does. Backward follows the casts.
-        AutocastScope autocast(device_, precision_);
+        training::AutocastScope autocast(device_, precision_);
         torch::Tensor logits = model_->Logits(b.src.to(device_), b.tgt_in.to(device_));
         loss = torch::nn::functional::cross_entropy(
             logits.reshape({-1, logits.size(-1)}).to(torch::kFloat),
@@ -285,12 +288,12 @@ class Translation : public train::Workload {
         torch::nn::utils::clip_grad_norm_(module_->parameters(), opts_.grad_clip_norm);
       if (apply && fused_adam_) fused_adam_->Step();
       if (apply && adam_) adam_->step();
-      if (!ReportStep(control, loss, step_, 10, global_sentences)) return;
+      if (!training::ReportStep(control, loss, step_, 10, global_sentences)) return;
     }
   }
 
   train::EvalResult Evaluate(int /*epoch*/) override {
-    SyncForEvaluation(*group_, *module_);
+    training::SyncForEvaluation(*group_, *module_);
     module_->eval();
     torch::NoGradGuard no_grad;
     metrics::CorpusBleu bleu(bleu_);
@@ -302,7 +305,7 @@ class Translation : public train::Workload {
         src.push_back(&test_.source[static_cast<size_t>(eval_order_[i])]);
       std::vector<std::vector<int32_t>> hyps;
       {
-        AutocastScope autocast(device_, precision_);
+        training::AutocastScope autocast(device_, precision_);
         hyps = models::BeamSearch(*model_, models::MakeSourceBatch(src).to(device_), beam_);
       }
       for (size_t i = start; i < end; ++i) {
@@ -358,8 +361,8 @@ class Translation : public train::Workload {
   std::shared_ptr<dist::ProcessGroup> group_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   std::optional<torch::optim::Adam> adam_;
-  std::optional<FusedAdam> fused_adam_;
-  std::optional<LossScaler> scaler_;
+  std::optional<training::FusedAdam> fused_adam_;
+  std::optional<training::LossScaler> scaler_;
   TranslationOptions opts_;
   torch::Dtype precision_ = torch::kFloat32;
   int64_t step_ = 0, dropped_long_ = 0;

@@ -26,7 +26,7 @@ struct TranslationOptions {
                                        const std::string& scale);
 
   Architecture arch = Architecture::kTransformer;
-  std::string precision = "fp32";  // fp32, bf16 or fp16: workloads::ParsePrecision needs LibTorch
+  std::string precision = "fp32";  // fp32, bf16 or fp16: training::ParsePrecision needs LibTorch
   int64_t blas_threads = 1;        // 0: the BLAS library's default
   int64_t vocab_size = 4000;       // SentencePiece pieces; must match the dataset's spm.vocab
   int64_t batch_tokens = 1024;     // global batch in tokens

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 // MLPerf ResNet schedule: linear warmup from base_lr / warmup_steps to base_lr over
 // `warmup_steps`, then polynomial decay  end + (base - end) * (1 - t / decay_steps)^power  over
@@ -25,4 +25,4 @@ struct PolyWarmupSchedule {
   }
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

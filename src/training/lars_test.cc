@@ -1,12 +1,12 @@
-#include "workloads/lars.h"
+#include "training/lars.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "workloads/lr_schedule.h"
+#include "training/lr_schedule.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 TEST(Lars, StepMatchesTheHandComputedUpdate) {
@@ -51,11 +51,11 @@ TEST(PolyWarmupSchedule, WarmupThenPolynomialDecayThenEnd) {
   s.decay_steps = 10;
   EXPECT_DOUBLE_EQ(s(0), 0.25);
   EXPECT_DOUBLE_EQ(s(3), 1.0);
-  EXPECT_DOUBLE_EQ(s(4), 1.0);                              // decay starts at base
-  EXPECT_DOUBLE_EQ(s(9), 0.1 + 0.9 * 0.5 * 0.5);            // halfway: (1 - 5/10)^2
-  EXPECT_DOUBLE_EQ(s(14), 0.1);                             // end of decay
-  EXPECT_DOUBLE_EQ(s(100), 0.1);                            // and after
+  EXPECT_DOUBLE_EQ(s(4), 1.0);                    // decay starts at base
+  EXPECT_DOUBLE_EQ(s(9), 0.1 + 0.9 * 0.5 * 0.5);  // halfway: (1 - 5/10)^2
+  EXPECT_DOUBLE_EQ(s(14), 0.1);                   // end of decay
+  EXPECT_DOUBLE_EQ(s(100), 0.1);                  // and after
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct LarsOptions {
   double lr = 0.1;
@@ -32,4 +32,4 @@ class Lars {
   LarsOptions options_;
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

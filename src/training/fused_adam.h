@@ -10,15 +10,16 @@
 //   v  = beta2 * v + (1 - beta2) * g'^2
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
 // CPU float32 contiguous parameters take the fused kernel; anything else (CUDA, other dtypes,
-// sparse gradients) the same formula with tensor operations. Parameters without a gradient are
-// left alone. Threading: call from the training thread.
+// sparse gradients) the same formula with tensor operations (adam_update.h, shared with
+// LazyAdam). Parameters without a gradient are left alone. Threading: call from the training
+// thread.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <vector>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct FusedAdamOptions {
   double lr = 1e-3;
@@ -46,4 +47,4 @@ class FusedAdam {
   int64_t step_ = 0;
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

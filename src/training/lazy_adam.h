@@ -4,7 +4,8 @@
 // (sqrt(v) / sqrt(1 - b2^t) + eps)); a sparse gradient (an nn::Embedding with sparse(true))
 // updates only the rows it holds, with the same formula and the global step t, so the rows a
 // batch did not touch keep their weights and moments. For a large embedding table this costs
-// O(rows in the batch) instead of O(table) per step.
+// O(rows in the batch) instead of O(table) per step. The update's operations are adam_update.h's,
+// shared with FusedAdam.
 // Threading: call from the training thread. Device-agnostic.
 #pragma once
 
@@ -12,7 +13,7 @@
 
 #include <vector>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 struct LazyAdamOptions {
   double lr = 1e-3;
@@ -20,12 +21,6 @@ struct LazyAdamOptions {
   double beta2 = 0.999;
   double eps = 1e-8;
 };
-
-// One dense Adam update of `p` from gradient `g` with moments `m`, `v`, in tensor operations
-// (PyTorch's formula above; `bc2_sqrt` = sqrt(1 - b2^t), `step_size` = lr / (1 - b1^t)). Shared by
-// LazyAdam's dense path and FusedAdam's fallback for tensors its fused loop does not take.
-void AdamDenseUpdate(torch::Tensor& p, const torch::Tensor& g, torch::Tensor& m, torch::Tensor& v, double beta1,
-                     double beta2, double eps, double bc2_sqrt, double step_size);
 
 class LazyAdam {
  public:
@@ -48,4 +43,4 @@ class LazyAdam {
   int64_t step_ = 0;
 };
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -1,9 +1,9 @@
-#include "workloads/fused_adam.h"
+#include "training/fused_adam.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 // FusedAdam gives torch::optim::Adam's weights step by step: several tensors walked as one
@@ -22,11 +22,13 @@ TEST(FusedAdamTest, MatchesTorchAdamOnEveryPath) {
   b.push_back(a.back().detach().clone().requires_grad_(true));
   a.push_back(torch::randn({6}, torch::requires_grad()));  // never used: no gradient
   b.push_back(a.back().detach().clone().requires_grad_(true));
-  torch::optim::Adam ref(a, torch::optim::AdamOptions(0.01).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.01));
+  torch::optim::Adam ref(
+      a, torch::optim::AdamOptions(0.01).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.01));
   FusedAdam fused(b, FusedAdamOptions{0.01, 0.8, 0.95, 1e-6, 0.01});
   auto loss = [](const std::vector<torch::Tensor>& p, const std::vector<torch::Tensor>& t) {
     torch::Tensor l = torch::zeros({}, torch::kFloat64);
-    for (size_t k = 0; k + 1 < p.size(); ++k) l = l + (p[k] - t[k]).pow(2).sum().to(torch::kFloat64);
+    for (size_t k = 0; k + 1 < p.size(); ++k)
+      l = l + (p[k] - t[k]).pow(2).sum().to(torch::kFloat64);
     return l;
   };
   for (int s = 0; s < 6; ++s) {
@@ -45,8 +47,9 @@ TEST(FusedAdamTest, MatchesTorchAdamOnEveryPath) {
   }
   EXPECT_EQ(fused.steps(), 6);
   EXPECT_FALSE(b.back().grad().defined());
-  EXPECT_GT(fused.exp_avg_sq(1).min().item<double>(), 0.0);  // every element of the big tensor updated
+  EXPECT_GT(fused.exp_avg_sq(1).min().item<double>(),
+            0.0);  // every element of the big tensor updated
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

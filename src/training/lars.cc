@@ -1,6 +1,6 @@
-#include "workloads/lars.h"
+#include "training/lars.h"
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 
 Lars::Lars(std::vector<torch::Tensor> params, LarsOptions options)
     : params_(std::move(params)), options_(options) {
@@ -32,4 +32,4 @@ void Lars::Step() {
   }
 }
 
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training

@@ -1,8 +1,8 @@
-#include "workloads/lazy_adam.h"
+#include "training/lazy_adam.h"
 
 #include <gtest/gtest.h>
 
-namespace trainbench::workloads {
+namespace trainbench::training {
 namespace {
 
 // With dense gradients LazyAdam is Adam: the same weights as torch::optim::Adam, step by step.
@@ -20,7 +20,8 @@ TEST(LazyAdamTest, DenseGradientsMatchTorchAdam) {
     lazy.ZeroGrad();
     (b - target).pow(2).sum().backward();
     lazy.Step();
-    ASSERT_TRUE(torch::allclose(a, b, 1e-6, 1e-7)) << "step " << s << ": " << (a - b).abs().max().item<double>();
+    ASSERT_TRUE(torch::allclose(a, b, 1e-6, 1e-7))
+        << "step " << s << ": " << (a - b).abs().max().item<double>();
   }
 }
 
@@ -76,4 +77,4 @@ TEST(LazyAdamTest, SkippedRowsKeepTheirMoments) {
 }
 
 }  // namespace
-}  // namespace trainbench::workloads
+}  // namespace trainbench::training
