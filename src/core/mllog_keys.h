@@ -82,6 +82,46 @@ inline constexpr const char* kMdMethod = "method";  // max_sequence_length: "tru
 inline constexpr const char* kEvalBbox = "BBOX";
 inline constexpr const char* kEvalSegm = "SEGM";
 
+// Keys the workloads log in a derived form (not a configured value as it is: those are named by
+// the definitions' `mllog:`), and trainbench's own facts of a run's data.
+inline constexpr const char* kModelBnSpan = "model_bn_span";
+inline constexpr const char* kBackbone = "backbone";
+inline constexpr const char* kOptLrDecayBoundaryEpochs = "opt_learning_rate_decay_boundary_epochs";
+inline constexpr const char* kOptLrWarmupEpochs = "opt_learning_rate_warmup_epochs";
+inline constexpr const char* kOptLrWarmupFactor = "opt_learning_rate_warmup_factor";
+inline constexpr const char* kOptLrSchedule = "opt_learning_rate_schedule";
+inline constexpr const char* kOptBiasWeightDecay = "opt_bias_weight_decay";
+inline constexpr const char* kLarsEpsilon = "lars_epsilon";
+inline constexpr const char* kLarsOptLrWarmupEpochs = "lars_opt_learning_rate_warmup_epochs";
+inline constexpr const char* kModelHpRpnBatchSizePerImage = "model_hp_rpn_batch_size_per_image";
+inline constexpr const char* kModelHpRoiPositiveFraction = "model_hp_roi_positive_fraction";
+inline constexpr const char* kModelHpPretrainedTrunk = "model_hp_pretrained_trunk";
+inline constexpr const char* kModelHpMlpLayerSizes = "model_hp_mlp_layer_sizes";
+inline constexpr const char* kModelHpLossFn = "model_hp_loss_fn";
+inline constexpr const char* kModelHpDefaultBoxes = "model_hp_default_boxes";
+inline constexpr const char* kEvalHpMaskThreshold = "eval_hp_mask_threshold";
+inline constexpr const char* kEvalHpNumUsers = "eval_hp_num_users";
+inline constexpr const char* kPreprocHpSampleEvalReplacement = "preproc_hp_sample_eval_replacement";
+inline constexpr const char* kPreprocHpNumEval = "preproc_hp_num_eval";
+inline constexpr const char* kInputHpSampleTrainReplacement = "input_hp_sample_train_replacement";
+inline constexpr const char* kSelfplayCPuct = "selfplay_c_puct";
+inline constexpr const char* kSelfplayDirichletAlpha = "selfplay_dirichlet_alpha";
+inline constexpr const char* kSelfplayNoiseFraction = "selfplay_noise_fraction";
+inline constexpr const char* kTrainValueTargetQWeight = "train_value_target_q_weight";
+inline constexpr const char* kSearchPrecision = "search_precision";
+inline constexpr const char* kTrainThreads = "train_threads";
+inline constexpr const char* kTrainbenchDataset = "trainbench_dataset";
+inline constexpr const char* kTrainbenchTrainImagesWithoutObjectsDropped = "trainbench_train_images_without_objects_dropped";
+inline constexpr const char* kTrainbenchTrainCrowdAnnotationsDropped = "trainbench_train_crowd_annotations_dropped";
+inline constexpr const char* kTrainbenchTrainTargetTokens = "trainbench_train_target_tokens";
+inline constexpr const char* kTrainbenchTrainPairsTooLong = "trainbench_train_pairs_too_long";
+// Optimizer-prefixed schedule keys of the resnet SGD and LARS rules.
+inline constexpr const char* kSgdOptPrefix = "sgd_opt_";
+inline constexpr const char* kLarsOptPrefix = "lars_opt_";
+// Metadata fields of trainbench's notes on the GNMT schedule keys.
+inline constexpr const char* kMdTrainbenchWarmup = "trainbench_warmup";
+inline constexpr const char* kMdTrainbenchSchedule = "trainbench_schedule";
+
 inline constexpr const char* kStatusSuccess = "success";
 inline constexpr const char* kStatusAborted = "aborted";
 

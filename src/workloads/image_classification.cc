@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/mllog_keys.h"
 #include "core/random.h"
 #include "data/batch_loader.h"
 #include "data/fashion_mnist_dataset.h"
@@ -77,25 +78,25 @@ class ImageClassification : public train::Workload {
 
   train::LoggedEvents LoggedHyperparameters() const override {
     const bool lars = opts_.optimizer == ImageClassificationOptions::Optimizer::kLars;
-    const std::string p = lars ? "lars_opt_" : "sgd_opt_";
+    const std::string p = lars ? core::keys::kLarsOptPrefix : core::keys::kSgdOptPrefix;
     train::LoggedEvents h = {
-        {"opt_name", ImageClassificationOptions::OptimizerName(opts_.optimizer)},
+        {core::keys::kOptName, ImageClassificationOptions::OptimizerName(opts_.optimizer)},
         {p + "base_learning_rate", opts_.base_lr},
         {p + "end_learning_rate", opts_.end_lr},
         {p + "learning_rate_decay_poly_power", opts_.poly_power},
         {p + "learning_rate_decay_steps", DecaySteps()},
         {p + "weight_decay", opts_.weight_decay},
         {p + "momentum", opts_.momentum},
-        {"model_bn_span", opts_.batch_size / ctx_.world_size},
+        {core::keys::kModelBnSpan, opts_.batch_size / ctx_.world_size},
     };
     if (lars) {
-      h.push_back({"lars_epsilon", 0.0});
-      h.push_back({"lars_opt_learning_rate_warmup_epochs", opts_.warmup_epochs});
+      h.push_back({core::keys::kLarsEpsilon, 0.0});
+      h.push_back({core::keys::kLarsOptLrWarmupEpochs, opts_.warmup_epochs});
     } else {
-      h.push_back({"opt_learning_rate_warmup_epochs", opts_.warmup_epochs});
+      h.push_back({core::keys::kOptLrWarmupEpochs, opts_.warmup_epochs});
       // The official SGD rules require the schedule's boundaries (epochs where one segment
       // ends): here warmup -> polynomial decay, and decay -> constant end_lr.
-      h.push_back({"opt_learning_rate_decay_boundary_epochs",
+      h.push_back({core::keys::kOptLrDecayBoundaryEpochs,
                    Json::array({opts_.warmup_epochs, opts_.decay_epochs})});
     }
     h.push_back(train::LoggedSetting(ctx_, "label_smoothing"));

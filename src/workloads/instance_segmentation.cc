@@ -150,18 +150,18 @@ class InstanceSegmentation : public train::Workload {
     const auto& o = model_->options();
     const DetectionOptions& d = opts_.detection;
     return {
-        {"opt_name", "sgd"},
+        {core::keys::kOptName, "sgd"},
         train::LoggedSetting(ctx_, "base_lr"),
         train::LoggedSetting(ctx_, "momentum"),
         train::LoggedSetting(ctx_, "weight_decay"),
         train::LoggedSetting(ctx_, "bias_lr_factor"),
-        {"opt_bias_weight_decay", 0.0},
+        {core::keys::kOptBiasWeightDecay, 0.0},
         train::LoggedSetting(ctx_, "warmup_steps"),
         train::LoggedSetting(ctx_, "warmup_factor"),
-        {"opt_learning_rate_decay_boundary_epochs",
+        {core::keys::kOptLrDecayBoundaryEpochs,
          Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
         train::LoggedSetting(ctx_, "lr_decay_factor"),
-        {"model_bn_span", d.batch_size / ctx_.world_size},
+        {core::keys::kModelBnSpan, d.batch_size / ctx_.world_size},
         // The official closed keys (training_0.7.0/closed_maskrcnn.yaml): the RPN's proposals kept
         // per image for training (the reference's FPN_POST_NMS_TOP_N_TRAIN) and the resized
         // image's shorter side and its longest side allowed (INPUT.MIN/MAX_SIZE_TRAIN). The decay
@@ -169,18 +169,18 @@ class InstanceSegmentation : public train::Workload {
         {core::keys::kNumImageCandidates, o.rpn_post_nms_top_n_train},
         {core::keys::kMinImageSize, input_.min_size},
         {core::keys::kMaxImageSize, input_.max_size},
-        {"backbone", opts_.backbone},
+        {core::keys::kBackbone, opts_.backbone},
         train::LoggedSetting(ctx_, "min_size"),
         train::LoggedSetting(ctx_, "max_size"),
         train::LoggedSetting(ctx_, "width"),
         train::LoggedSetting(ctx_, "blocks_per_stage"),
         train::LoggedSetting(ctx_, "fpn_channels"),
         train::LoggedSetting(ctx_, "num_classes"),
-        {"model_hp_rpn_batch_size_per_image", o.rpn_batch_size_per_image},
+        {core::keys::kModelHpRpnBatchSizePerImage, o.rpn_batch_size_per_image},
         train::LoggedSetting(ctx_, "rpn_pre_nms_top_n_train"),
         train::LoggedSetting(ctx_, "rpn_post_nms_top_n_train"),
         train::LoggedSetting(ctx_, "roi_batch_size_per_image"),
-        {"model_hp_roi_positive_fraction", o.roi_positive_fraction},
+        {core::keys::kModelHpRoiPositiveFraction, o.roi_positive_fraction},
         train::LoggedSetting(ctx_, "mask_head_channels"),
         train::LoggedSetting(ctx_, "mask_pool_size"),
         train::LoggedSetting(ctx_, "rpn_pre_nms_top_n_test"),
@@ -188,7 +188,7 @@ class InstanceSegmentation : public train::Workload {
         train::LoggedSetting(ctx_, "nms_iou"),
         train::LoggedSetting(ctx_, "max_detections"),
         train::LoggedSetting(ctx_, "score_threshold"),
-        {"eval_hp_mask_threshold", 0.5},
+        {core::keys::kEvalHpMaskThreshold, 0.5},
     };
   }
 
@@ -232,8 +232,8 @@ class InstanceSegmentation : public train::Workload {
     return {
         {core::keys::kOptLrDecaySteps, Json::array({step_of(opts_.detection.lr_decay_epoch_1),
                                                     step_of(opts_.detection.lr_decay_epoch_2)})},
-        {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
-        {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+        {core::keys::kTrainbenchTrainCrowdAnnotationsDropped, train_split_->crowd_dropped},
+        {core::keys::kTrainbenchTrainImagesWithoutObjectsDropped, train_split_->empty_dropped}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {

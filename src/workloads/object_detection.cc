@@ -79,27 +79,27 @@ class ObjectDetection : public train::Workload {
   train::LoggedEvents LoggedHyperparameters() const override {
     const DetectionOptions& d = opts_.detection;
     return {
-        {"opt_name", "sgd"},
+        {core::keys::kOptName, "sgd"},
         train::LoggedSetting(ctx_, "base_lr"),
         train::LoggedSetting(ctx_, "momentum"),
         train::LoggedSetting(ctx_, "weight_decay"),
         train::LoggedSetting(ctx_, "warmup_epochs"),
-        {"opt_learning_rate_warmup_factor", 0.0},
-        {"opt_learning_rate_decay_boundary_epochs",
+        {core::keys::kOptLrWarmupFactor, 0.0},
+        {core::keys::kOptLrDecayBoundaryEpochs,
          Json::array({d.lr_decay_epoch_1, d.lr_decay_epoch_2})},
         train::LoggedSetting(ctx_, "lr_decay_factor"),
-        {"model_bn_span", d.batch_size / ctx_.world_size},
+        {core::keys::kModelBnSpan, d.batch_size / ctx_.world_size},
         // The random crop's windows tried per drawn mode (the reference's sampling trials; the
         // training pipeline uses SsdRandomCrop's default options). The warmup in steps needs the
         // data: LoggedDataFacts.
         {core::keys::kMaxSamples, vision::SsdCropOptions{}.attempts},
-        {"backbone", opts_.backbone},
-        {"model_hp_pretrained_trunk", pretrained_ ? pretrained_->sha256 : std::string()},
+        {core::keys::kBackbone, opts_.backbone},
+        {core::keys::kModelHpPretrainedTrunk, pretrained_ ? pretrained_->sha256 : std::string()},
         train::LoggedSetting(ctx_, "image_size"),
         train::LoggedSetting(ctx_, "width"),
         train::LoggedSetting(ctx_, "blocks_per_stage"),
         train::LoggedSetting(ctx_, "num_classes"),
-        {"model_hp_default_boxes", dboxes_.size(0)},
+        {core::keys::kModelHpDefaultBoxes, dboxes_.size(0)},
         train::LoggedSetting(ctx_, "match_iou"),
         train::LoggedSetting(ctx_, "neg_ratio"),
         train::LoggedSetting(ctx_, "nms_iou"),
@@ -136,8 +136,8 @@ class ObjectDetection : public train::Workload {
     // epoch).
     return {{core::keys::kOptLrWarmupSteps,
              std::max<int64_t>(0, StepAtEpoch(opts_.warmup_epochs, steps_per_epoch_))},
-            {"trainbench_train_crowd_annotations_dropped", train_split_->crowd_dropped},
-            {"trainbench_train_images_without_objects_dropped", train_split_->empty_dropped}};
+            {core::keys::kTrainbenchTrainCrowdAnnotationsDropped, train_split_->crowd_dropped},
+            {core::keys::kTrainbenchTrainImagesWithoutObjectsDropped, train_split_->empty_dropped}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/mllog_keys.h"
 #include "core/random.h"
 #include "data/leave_one_out.h"
 #include "data/negative_sampler.h"
@@ -62,21 +63,21 @@ class Recommendation : public train::Workload {
 
   train::LoggedEvents LoggedHyperparameters() const override {
     return {
-        {"opt_name", RecommendationOptions::OptimizerName(opts_.optimizer)},
+        {core::keys::kOptName, RecommendationOptions::OptimizerName(opts_.optimizer)},
         train::LoggedSetting(ctx_, "base_lr"),
         train::LoggedSetting(ctx_, "adam_beta1"),
         train::LoggedSetting(ctx_, "adam_beta2"),
         train::LoggedSetting(ctx_, "adam_epsilon"),
         train::LoggedSetting(ctx_, "min_ratings"),
-        {"preproc_hp_num_eval", opts_.eval_negatives},
-        {"preproc_hp_sample_eval_replacement", false},
+        {core::keys::kPreprocHpNumEval, opts_.eval_negatives},
+        {core::keys::kPreprocHpSampleEvalReplacement, false},
         train::LoggedSetting(ctx_, "num_negatives"),
-        {"input_hp_sample_train_replacement", true},
+        {core::keys::kInputHpSampleTrainReplacement, true},
         train::LoggedSetting(ctx_, "eval_negatives"),
         train::LoggedSetting(ctx_, "topk"),
         train::LoggedSetting(ctx_, "mf_dim"),
-        {"model_hp_mlp_layer_sizes", Json(opts_.mlp_layer_sizes)},
-        {"model_hp_loss_fn", "binary_cross_entropy"},
+        {core::keys::kModelHpMlpLayerSizes, Json(opts_.mlp_layer_sizes)},
+        {core::keys::kModelHpLossFn, "binary_cross_entropy"},
     };
   }
 
@@ -155,7 +156,7 @@ class Recommendation : public train::Workload {
   int64_t EvalSamples() const override { return data_.num_users; }
 
   train::LoggedEvents LoggedDataFacts() const override {
-    return {{"eval_hp_num_users", data_.num_users}, {"trainbench_dataset", dataset_fact_}};
+    return {{core::keys::kEvalHpNumUsers, data_.num_users}, {core::keys::kTrainbenchDataset, dataset_fact_}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {

@@ -110,13 +110,13 @@ class Translation : public train::Workload {
   train::LoggedEvents LoggedHyperparameters() const override {
     const bool transformer = opts_.arch == Arch::kTransformer;
     train::LoggedEvents h = {
-        {"opt_name", "adam"},
+        {core::keys::kOptName, "adam"},
         train::LoggedSetting(ctx_, "base_lr"),
         train::LoggedSetting(ctx_, "adam_beta1"),
         train::LoggedSetting(ctx_, "adam_beta2"),
         train::LoggedSetting(ctx_, "adam_epsilon"),
         train::LoggedSetting(ctx_, "warmup_steps"),
-        {"opt_learning_rate_schedule", transformer ? "inverse_sqrt" : "warmup_constant"},
+        {core::keys::kOptLrSchedule, transformer ? "inverse_sqrt" : "warmup_constant"},
         train::LoggedSetting(ctx_, "grad_clip_norm"),
         train::LoggedSetting(ctx_, "label_smoothing"),
         // Training pairs longer than this (either side, eos included) are left out (LoadData).
@@ -140,8 +140,8 @@ class Translation : public train::Workload {
       // from the end of the warmup, which the reference's formula turns into the same constant
       // rate. docs/benchmarks/translation.md.
       namespace k = core::keys;
-      const Json no_decay = {{"trainbench_schedule", "linear warmup, then constant: no decay"}};
-      h.push_back({k::kOptLrAltWarmupFunc, false, {{"trainbench_warmup", "linear"}}});
+      const Json no_decay = {{core::keys::kMdTrainbenchSchedule, "linear warmup, then constant: no decay"}};
+      h.push_back({k::kOptLrAltWarmupFunc, false, {{core::keys::kMdTrainbenchWarmup, "linear"}}});
       h.push_back({k::kOptLrAltDecayFunc, false, no_decay});
       h.push_back({k::kOptLrRemainSteps, opts_.warmup_steps, no_decay});
       h.push_back({k::kOptLrDecayInterval, 0, no_decay});
@@ -236,8 +236,8 @@ class Translation : public train::Workload {
   train::LoggedEvents LoggedDataFacts() const override {
     int64_t tokens = 0;
     for (const auto& l : lengths_) tokens += l.target;
-    return {{"trainbench_train_target_tokens", tokens},
-            {"trainbench_train_pairs_too_long", dropped_long_}};
+    return {{core::keys::kTrainbenchTrainTargetTokens, tokens},
+            {core::keys::kTrainbenchTrainPairsTooLong, dropped_long_}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {
