@@ -23,9 +23,12 @@ int main(int argc, char** argv) {
   int size = 9, games = 2000, searches = 50;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--size") size = std::atoi(argv[i + 1]);
-    else if (a == "--games") games = std::atoi(argv[i + 1]);
-    else if (a == "--searches") searches = std::atoi(argv[i + 1]);
+    if (a == "--size")
+      size = std::atoi(argv[i + 1]);
+    else if (a == "--games")
+      games = std::atoi(argv[i + 1]);
+    else if (a == "--searches")
+      searches = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -75,14 +78,17 @@ int main(int argc, char** argv) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("go_bench %dx%d, %d random games, 1 thread\n", size, size, games);
-  std::printf("board_updates_per_s=%.0f  games_per_s=%.1f  moves_per_game=%.1f  legal_scan_us=%.2f\n", plays / s,
-              games / s, static_cast<double>(plays) / games, 1e6 * scan_seconds / std::max<long long>(1, scans));
+  std::printf(
+      "board_updates_per_s=%.0f  games_per_s=%.1f  moves_per_game=%.1f  legal_scan_us=%.2f\n",
+      plays / s, games / s, static_cast<double>(plays) / games,
+      1e6 * scan_seconds / std::max<long long>(1, scans));
 
   class Uniform : public Evaluator {
    public:
     void Evaluate(const std::vector<const Position*>& ps, std::vector<Evaluation>* out) override {
       out->assign(ps.size(), Evaluation{});
-      for (size_t k = 0; k < ps.size(); ++k) out->at(k).priors.assign(ps[k]->board.size() * ps[k]->board.size() + 1, 1.0f);
+      for (size_t k = 0; k < ps.size(); ++k)
+        out->at(k).priors.assign(ps[k]->board.size() * ps[k]->board.size() + 1, 1.0f);
     }
   } net;
   // The same searches with fresh nodes (the reference) and with node_pool, alternated in rounds.
@@ -99,18 +105,22 @@ int main(int argc, char** argv) {
       RandomPlayer random(7);
       auto m0 = std::chrono::steady_clock::now();
       for (int k = 0; k < searches / 4; ++k) {
-        if (game.over() || static_cast<int>(game.moves().size()) > size * size) game = Game(size, 7.5);
+        if (game.over() || static_cast<int>(game.moves().size()) > size * size)
+          game = Game(size, 7.5);
         SearchResult r = mcts.Search(Position::Of(game));
         readouts[pool] += r.readouts;
         game.Play(random(game, game.to_play()));
       }
-      mcts_seconds[pool] += std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+      mcts_seconds[pool] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
     }
   }
-  std::printf("mcts (fake network, 200 readouts/search, batch 8): readouts_per_s=%.0f (fresh nodes)  %.0f (node_pool)  "
-              "ratio=%.2f\n",
-              readouts[0] / mcts_seconds[0], readouts[1] / mcts_seconds[1],
-              (readouts[1] / mcts_seconds[1]) / (readouts[0] / mcts_seconds[0]));
+  std::printf(
+      "mcts (fake network, 200 readouts/search, batch 8): readouts_per_s=%.0f (fresh nodes)  %.0f "
+      "(node_pool)  "
+      "ratio=%.2f\n",
+      readouts[0] / mcts_seconds[0], readouts[1] / mcts_seconds[1],
+      (readouts[1] / mcts_seconds[1]) / (readouts[0] / mcts_seconds[0]));
 
   // Random playouts (PlayoutValue, at most 2 * N * N moves) from the positions of random games,
   // the board scanned before every move (the reference) against `incremental`, alternated in
@@ -133,15 +143,20 @@ int main(int argc, char** argv) {
       std::mt19937_64 prng(static_cast<uint64_t>(round));
       auto p0 = std::chrono::steady_clock::now();
       for (int rep = 0; rep < std::max(1, games / 400); ++rep) {
-        for (const Position& p : positions) checksum[incremental] += PlayoutValue(p, prng, 2 * size * size, incremental == 1);
+        for (const Position& p : positions)
+          checksum[incremental] += PlayoutValue(p, prng, 2 * size * size, incremental == 1);
       }
-      playout_seconds[incremental] += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
-      if (incremental == 0) playouts += static_cast<long long>(positions.size()) * std::max(1, games / 400);
+      playout_seconds[incremental] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+      if (incremental == 0)
+        playouts += static_cast<long long>(positions.size()) * std::max(1, games / 400);
     }
   }
-  std::printf("playouts from %zu positions: playouts_per_s=%.0f (scan)  %.0f (incremental)  ratio=%.2f  %s\n",
-              positions.size(), playouts / playout_seconds[0], playouts / playout_seconds[1],
-              playout_seconds[0] / playout_seconds[1],
-              checksum[0] == checksum[1] ? "same values" : "VALUES DIFFER");
+  std::printf(
+      "playouts from %zu positions: playouts_per_s=%.0f (scan)  %.0f (incremental)  ratio=%.2f  "
+      "%s\n",
+      positions.size(), playouts / playout_seconds[0], playouts / playout_seconds[1],
+      playout_seconds[0] / playout_seconds[1],
+      checksum[0] == checksum[1] ? "same values" : "VALUES DIFFER");
   return checksum[0] == checksum[1] ? 0 : 1;
 }

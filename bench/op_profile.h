@@ -55,20 +55,25 @@ class OpProfile {
           s.calls += 1;
           s.total_us += us;
           s.self_us += us - o.children_us;
-          if (stack.empty()) profiled_us += us;
-          else stack.back().children_us += us;
+          if (stack.empty())
+            profiled_us += us;
+          else
+            stack.back().children_us += us;
         }
       }
     }
     std::vector<std::pair<std::string, Sum>> rows(sums.begin(), sums.end());
-    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.second.self_us > y.second.self_us; });
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& x, const auto& y) { return x.second.self_us > y.second.self_us; });
     const double n = std::max(1, steps);
-    std::printf("%s: operators by self time, per step (%.1f ms profiled per step)\n", title.c_str(), profiled_us / 1e3 / n);
+    std::printf("%s: operators by self time, per step (%.1f ms profiled per step)\n", title.c_str(),
+                profiled_us / 1e3 / n);
     std::printf("  %-44s %10s %8s %10s %8s\n", "operator", "self ms", "share", "total ms", "calls");
     for (size_t i = 0; i < rows.size() && i < static_cast<size_t>(top); ++i) {
       const Sum& s = rows[i].second;
-      std::printf("  %-44.44s %10.2f %7.1f%% %10.2f %8.0f\n", rows[i].first.c_str(), s.self_us / 1e3 / n,
-                  profiled_us > 0 ? 100 * s.self_us / profiled_us : 0.0, s.total_us / 1e3 / n, static_cast<double>(s.calls) / n);
+      std::printf("  %-44.44s %10.2f %7.1f%% %10.2f %8.0f\n", rows[i].first.c_str(),
+                  s.self_us / 1e3 / n, profiled_us > 0 ? 100 * s.self_us / profiled_us : 0.0,
+                  s.total_us / 1e3 / n, static_cast<double>(s.calls) / n);
     }
   }
 

@@ -19,7 +19,8 @@ inline double MeasureGemmGflops(torch::ScalarType dtype, int64_t n = 2048, int r
   for (int r = 0; r < reps; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     c = torch::mm(a, b);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return 2.0 * static_cast<double>(n) * n * n / best / 1e9;
 }
@@ -28,6 +29,8 @@ struct GemmPeaks {
   double fp32 = 0, bf16 = 0;
 };
 
-inline GemmPeaks MeasureGemmPeaks() { return {MeasureGemmGflops(torch::kFloat32), MeasureGemmGflops(torch::kBFloat16)}; }
+inline GemmPeaks MeasureGemmPeaks() {
+  return {MeasureGemmGflops(torch::kFloat32), MeasureGemmGflops(torch::kBFloat16)};
+}
 
 }  // namespace trainbench::bench

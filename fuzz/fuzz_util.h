@@ -102,4 +102,3 @@ void ExpectOnlyCoreErrors(Fn&& fn) {
 }
 
 }  // namespace trainbench::fuzz
-

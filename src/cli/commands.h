@@ -22,7 +22,7 @@ int RunList(const ListOptions& o);
 struct PrepareOptions {
   std::string benchmark;
   std::string scale = "mini";
-  std::string data_dir;  // empty: the definition's default
+  std::string data_dir;          // empty: the definition's default
   std::vector<std::string> set;  // generator options key=value (generated datasets)
 };
 int RunPrepare(const PrepareOptions& o);
@@ -30,20 +30,20 @@ int RunPrepare(const PrepareOptions& o);
 struct RunOptions {
   std::string benchmark;
   std::string scale = "mini";
-  int runs = 0;                 // 0: the benchmark's runs per result
-  long long seed = -1;          // -1: a fresh random base seed
-  int threads = 0;              // 0: all logical CPUs
+  int runs = 0;         // 0: the benchmark's runs per result
+  long long seed = -1;  // -1: a fresh random base seed
+  int threads = 0;      // 0: all logical CPUs
   int loader_threads = 1;
   std::string division = "closed";
   std::string results = "results";
-  std::string system;           // empty: the host name
+  std::string system;  // empty: the host name
   std::string org = "trainbench";
-  std::string data_dir;         // empty: the definition's default
+  std::string data_dir;  // empty: the definition's default
   std::string device = "cpu";
   std::vector<std::string> set;  // key=value hyperparameter overrides
-  std::string tuning;           // configs/tunings/<name>.yaml or a file: overrides applied before --set
-  long long max_steps = -1;     // step budget per run (testing); -1: none
-  int max_epochs = -1;          // epoch limit per run below the definition's (testing); -1: none
+  std::string tuning;  // configs/tunings/<name>.yaml or a file: overrides applied before --set
+  long long max_steps = -1;  // step budget per run (testing); -1: none
+  int max_epochs = -1;       // epoch limit per run below the definition's (testing); -1: none
   bool progress = true;
   // Data parallelism (dist/rendezvous.h): --nproc N local processes, or one member of a job on
   // several machines (--rank, --world-size, --master, or a launcher's environment).
@@ -51,8 +51,8 @@ struct RunOptions {
   int rank = -1;
   int world_size = -1;
   std::string master;
-  double dist_timeout = 120;    // seconds: bound on connecting and on any one collective
-  bool oversubscribe = false;   // allow more processes or threads than logical CPUs
+  double dist_timeout = 120;   // seconds: bound on connecting and on any one collective
+  bool oversubscribe = false;  // allow more processes or threads than logical CPUs
 };
 int RunRun(const RunOptions& o);
 

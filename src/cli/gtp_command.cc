@@ -29,7 +29,9 @@ int RunGtp(const GtpOptions& o) {
   if (o.player == "random") {
     generate = [&random](const go::Game& g, go::Color c) { return random(g, c); };
   } else if (o.player == "mcts") {
-    models::GoNet net(models::GoNetOptions().board_size(o.size).filters(o.filters).blocks(o.blocks).value_fc(o.value_fc));
+    models::GoNet net(
+        models::GoNetOptions().board_size(o.size).filters(o.filters).blocks(o.blocks).value_fc(
+            o.value_fc));
     if (!o.weights.empty()) {
       try {
         torch::load(net, o.weights);

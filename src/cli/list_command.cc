@@ -14,9 +14,14 @@ int RunList(const ListOptions& o) {
     core::Json all = core::Json::array();
     for (const auto& d : defs) {
       for (const auto& [name, s] : d.scales) {
-        all.push_back({{"benchmark", d.name}, {"log_name", d.log_name}, {"area", d.area},
-                       {"scale", name}, {"dataset", s.dataset}, {"metric", s.metric},
-                       {"quality_target", s.quality_target}, {"runs_per_result", s.runs_per_result},
+        all.push_back({{"benchmark", d.name},
+                       {"log_name", d.log_name},
+                       {"area", d.area},
+                       {"scale", name},
+                       {"dataset", s.dataset},
+                       {"metric", s.metric},
+                       {"quality_target", s.quality_target},
+                       {"runs_per_result", s.runs_per_result},
                        {"reference_time_minutes", s.reference_time_minutes > 0
                                                       ? core::Json(s.reference_time_minutes)
                                                       : core::Json(nullptr)}});

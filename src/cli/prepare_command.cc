@@ -71,10 +71,12 @@ data::SyntheticRatingsOptions GeneratorOptions(const std::vector<std::string>& s
 }
 
 void PrintSplit(const data::LeaveOneOutDataset& d) {
-  std::printf("  %lld ratings read, %lld users kept (%lld dropped with < 20 ratings), %lld items, %lld training positives, %lld duplicates merged\n",
-              static_cast<long long>(d.ratings_read), static_cast<long long>(d.num_users),
-              static_cast<long long>(d.users_dropped), static_cast<long long>(d.num_items),
-              static_cast<long long>(d.num_train()), static_cast<long long>(d.duplicates_merged));
+  std::printf(
+      "  %lld ratings read, %lld users kept (%lld dropped with < 20 ratings), %lld items, %lld "
+      "training positives, %lld duplicates merged\n",
+      static_cast<long long>(d.ratings_read), static_cast<long long>(d.num_users),
+      static_cast<long long>(d.users_dropped), static_cast<long long>(d.num_items),
+      static_cast<long long>(d.num_train()), static_cast<long long>(d.duplicates_merged));
 }
 
 int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
@@ -87,19 +89,23 @@ int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
     const std::string text = data::FormatRatingsCsv(data::GenerateSyntheticRatings(g));
     if (std::filesystem::exists(path)) {
       if (core::ReadFile(path) != text) {
-        throw core::FileError(path, 0, "exists but is not what the generator makes with these options; "
-                                       "remove the folder to regenerate it");
+        throw core::FileError(path, 0,
+                              "exists but is not what the generator makes with these options; "
+                              "remove the folder to regenerate it");
       }
       std::printf("%s: matches the generator's output\n", path.c_str());
     } else {
       core::MakeDirs(dir);
-      core::WriteFileAtomically(dir + "/dataset.json", core::PythonJsonDumps(data::SyntheticRatingsOptionsJson(g)) + "\n");
+      core::WriteFileAtomically(dir + "/dataset.json",
+                                core::PythonJsonDumps(data::SyntheticRatingsOptionsJson(g)) + "\n");
       core::WriteFileAtomically(path, text);
       std::printf("%s: generated\n", path.c_str());
     }
   } else {
     lo.sparse_users = data::SparseUserPolicy::kDrop;
-    if (!o.set.empty()) throw core::Error("prepare recommendation --scale full takes no --set (MovieLens-20M is as released)");
+    if (!o.set.empty())
+      throw core::Error(
+          "prepare recommendation --scale full takes no --set (MovieLens-20M is as released)");
   }
   data::LeaveOneOutDataset d = data::BuildLeaveOneOut(data::ReadRatingsCsv(path), lo);
   PrintSplit(d);
@@ -115,8 +121,11 @@ int PrepareRecommendation(const PrepareOptions& o, const std::string& dir) {
 int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
   char self[PATH_MAX] = {0};
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) throw core::Error("prepare translation: cannot find this executable (/proc/self/exe)");
-  const std::string tool = std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() / "trainbench-text";
+  if (n <= 0)
+    throw core::Error("prepare translation: cannot find this executable (/proc/self/exe)");
+  const std::string tool =
+      std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() /
+      "trainbench-text";
   std::vector<std::string> args = {tool, "prepare", o.benchmark, "--scale", o.scale, "--data", dir};
   for (const auto& kv : o.set) {
     args.push_back("--set");
@@ -128,7 +137,8 @@ int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid = ::fork();
-  if (pid < 0) throw core::Error(std::string("prepare translation: fork failed: ") + std::strerror(errno));
+  if (pid < 0)
+    throw core::Error(std::string("prepare translation: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     ::execv(tool.c_str(), argv.data());
     std::fprintf(stderr, "trainbench: %s: cannot run: %s\n", tool.c_str(), std::strerror(errno));
@@ -160,8 +170,10 @@ text::MiniTranslationOptions TranslationOptions(const std::vector<std::string>& 
       .Text("spm_model_type", &t.subword.model_type)
       .Int("spm_seed", &t.subword.seed)
       .Apply(set);
-  if (c.apertium.chunk_lines < 1) throw core::Error("--set apertium_chunk_lines: must be at least 1");
-  if (c.min_words < 1 || c.max_words < c.min_words) throw core::Error("--set min_words/max_words: need 1 <= min_words <= max_words");
+  if (c.apertium.chunk_lines < 1)
+    throw core::Error("--set apertium_chunk_lines: must be at least 1");
+  if (c.min_words < 1 || c.max_words < c.min_words)
+    throw core::Error("--set min_words/max_words: need 1 <= min_words <= max_words");
   if (c.test_size < 1) throw core::Error("--set test_size: must be at least 1");
   if (c.max_sentences < 0) throw core::Error("--set max_sentences: must be >= 0 (0: all)");
   if (t.subword.vocab_size < 8) throw core::Error("--set vocab_size: must be at least 8");
@@ -176,9 +188,10 @@ int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
     std::fflush(stdout);
     const text::PrepareResult r = text::PrepareMiniTranslation(dir, t, stdout);
     const core::Json& c = r.dataset["counts"];
-    std::printf("%s: %s; %lld train and %lld test sentence pairs, %lld subword pieces\n", dir.c_str(),
-                r.generated ? "generated" : "matches dataset.json", c.value("train_pairs", 0LL),
-                c.value("test_pairs", 0LL), c.value("spm_pieces", 0LL));
+    std::printf("%s: %s; %lld train and %lld test sentence pairs, %lld subword pieces\n",
+                dir.c_str(), r.generated ? "generated" : "matches dataset.json",
+                c.value("train_pairs", 0LL), c.value("test_pairs", 0LL),
+                c.value("spm_pieces", 0LL));
     std::printf("translation mini: dataset ready in %s\n", dir.c_str());
     return kExitOk;
   }
@@ -187,7 +200,8 @@ int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
     f.subword.vocab_size = 32768;
     for (const std::string& kv : o.set) {
       const size_t eq = kv.find('=');
-      const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      const std::string key = kv.substr(0, eq),
+                        value = eq == std::string::npos ? "" : kv.substr(eq + 1);
       long long v = 0;
       try {
         size_t used = 0;
@@ -196,12 +210,17 @@ int PrepareTranslation(const PrepareOptions& o, const std::string& dir) {
       } catch (const std::exception&) {
         throw core::Error("--set " + kv + ": expected an integer");
       }
-      if (key == "vocab_size" && v >= 8) f.subword.vocab_size = static_cast<int>(v);
-      else if (key == "spm_max_sentences" && v >= 2) f.spm_max_sentences = v;
-      else throw core::Error("--set " + kv + ": the full scale takes vocab_size (>= 8) and spm_max_sentences (>= 2)");
+      if (key == "vocab_size" && v >= 8)
+        f.subword.vocab_size = static_cast<int>(v);
+      else if (key == "spm_max_sentences" && v >= 2)
+        f.spm_max_sentences = v;
+      else
+        throw core::Error("--set " + kv +
+                          ": the full scale takes vocab_size (>= 8) and spm_max_sentences (>= 2)");
     }
     const text::PrepareResult r = text::PrepareFullTranslation(dir, f, stdout);
-    std::printf("%s: %s; %lld pieces\n", dir.c_str(), r.generated ? "spm model and ids written" : "matches dataset.json",
+    std::printf("%s: %s; %lld pieces\n", dir.c_str(),
+                r.generated ? "spm model and ids written" : "matches dataset.json",
                 r.dataset["counts"].value("spm_pieces", 0LL));
     std::printf("translation full: dataset ready in %s\n", dir.c_str());
     return kExitOk;
@@ -245,30 +264,37 @@ int PrepareDetection(const PrepareOptions& o, const std::string& dir) {
     const core::Json& c = r.dataset["counts"];
     if (r.generated) {
       const double n = static_cast<double>(d.train_images + d.val_images);
-      std::printf("%s: %s; %.1f s for %.0f images: %.0f images/s (rendering %.0f images/s, JPEG encoding %.0f images/s, rest: writing)\n",
-                  dir.c_str(), r.rebuilt_because.empty() ? "generated" : "rebuilt", r.seconds, n, n / r.seconds,
-                  n / r.render_s, n / r.encode_s);
+      std::printf(
+          "%s: %s; %.1f s for %.0f images: %.0f images/s (rendering %.0f images/s, JPEG encoding "
+          "%.0f images/s, rest: writing)\n",
+          dir.c_str(), r.rebuilt_because.empty() ? "generated" : "rebuilt", r.seconds, n,
+          n / r.seconds, n / r.render_s, n / r.encode_s);
     } else {
       std::printf("%s: matches dataset.json\n", dir.c_str());
     }
-    std::printf("%s: %lld train images with %lld objects, %lld val images with %lld objects\n", dir.c_str(),
-                c.value("train2017_images", 0LL), c.value("train2017_objects", 0LL), c.value("val2017_images", 0LL),
-                c.value("val2017_objects", 0LL));
+    std::printf("%s: %lld train images with %lld objects, %lld val images with %lld objects\n",
+                dir.c_str(), c.value("train2017_images", 0LL), c.value("train2017_objects", 0LL),
+                c.value("val2017_images", 0LL), c.value("val2017_objects", 0LL));
     std::printf("detection mini: dataset ready in %s\n", dir.c_str());
     return kExitOk;
   }
   if (o.scale == "full") {
-    if (!o.set.empty()) throw core::Error("prepare detection --scale full takes no --set (COCO 2017 is as released)");
+    if (!o.set.empty())
+      throw core::Error("prepare detection --scale full takes no --set (COCO 2017 is as released)");
     const shapes::CocoFolderCheck c = shapes::CheckCoco2017Folder(dir);
     if (!c.missing.empty()) {
       std::string what;
       for (const std::string& m : c.missing) what += "\n  " + m;
-      throw core::Error("prepare detection --scale full: " + dir + " is not a COCO 2017 folder; missing:" + what +
-                        "\n(expected annotations/instances_train2017.json, annotations/instances_val2017.json, train2017/*.jpg, "
+      throw core::Error("prepare detection --scale full: " + dir +
+                        " is not a COCO 2017 folder; missing:" + what +
+                        "\n(expected annotations/instances_train2017.json, "
+                        "annotations/instances_val2017.json, train2017/*.jpg, "
                         "val2017/*.jpg; point --data at the folder)");
     }
-    std::printf("%s: annotations/instances_{train,val}2017.json present, %lld train2017 and %lld val2017 images\n", dir.c_str(),
-                c.train_images, c.val_images);
+    std::printf(
+        "%s: annotations/instances_{train,val}2017.json present, %lld train2017 and %lld val2017 "
+        "images\n",
+        dir.c_str(), c.train_images, c.val_images);
     std::printf("detection full: dataset layout ok in %s\n", dir.c_str());
     return kExitOk;
   }
@@ -278,7 +304,8 @@ int PrepareDetection(const PrepareOptions& o, const std::string& dir) {
 int PrepareGo(const PrepareOptions& o, const std::string& dir) {
   if (o.scale == "mini") {
     go::GoMiniOptions g;
-    SetOptions("unknown option of the Go dataset (seed, games, level, board_size, komi, threads, gnugo)")
+    SetOptions(
+        "unknown option of the Go dataset (seed, games, level, board_size, komi, threads, gnugo)")
         .Int("seed", &g.seed)
         .Int("games", &g.games)
         .Int("level", &g.level)
@@ -287,8 +314,8 @@ int PrepareGo(const PrepareOptions& o, const std::string& dir) {
         .Int("threads", &g.threads)
         .Text("gnugo", &g.gnugo)
         .Apply(o.set);
-    std::printf("go mini: %s (GNU Go level %d self-play, %dx%d, komi %.1f, %d games)\n", dir.c_str(), g.level, g.size,
-                g.size, g.komi, g.games);
+    std::printf("go mini: %s (GNU Go level %d self-play, %dx%d, komi %.1f, %d games)\n",
+                dir.c_str(), g.level, g.size, g.size, g.komi, g.games);
     std::fflush(stdout);
     const go::GoDatasetSummary r = go::PrepareGoMini(dir, g, stdout);
     std::printf("%s: %s; %lld games, %lld positions (%.1f s)\n", dir.c_str(),
@@ -298,10 +325,12 @@ int PrepareGo(const PrepareOptions& o, const std::string& dir) {
     return kExitOk;
   }
   if (o.scale == "full") {
-    if (!o.set.empty()) throw core::Error("prepare go --scale full takes no --set (the expert collection is the user's)");
+    if (!o.set.empty())
+      throw core::Error(
+          "prepare go --scale full takes no --set (the expert collection is the user's)");
     const go::GoDatasetSummary r = go::CheckExpertCollection(dir, 9);
-    std::printf("%s: %lld 9x9 games, %lld positions, every move legal\n", dir.c_str(), static_cast<long long>(r.games),
-                static_cast<long long>(r.positions));
+    std::printf("%s: %lld 9x9 games, %lld positions, every move legal\n", dir.c_str(),
+                static_cast<long long>(r.games), static_cast<long long>(r.positions));
     std::printf("go full: expert collection ok in %s\n", dir.c_str());
     return kExitOk;
   }
@@ -311,7 +340,8 @@ int PrepareGo(const PrepareOptions& o, const std::string& dir) {
 // image_classification: mini is Debian's Fashion-MNIST as shipped (checked completely); full
 // an ImageNet folder layout.
 int PrepareImageClassification(const PrepareOptions& o, const std::string& dir) {
-  if (!o.set.empty()) throw core::Error("prepare image_classification takes no --set (the datasets are as released)");
+  if (!o.set.empty())
+    throw core::Error("prepare image_classification takes no --set (the datasets are as released)");
   if (o.scale == "mini") {
     for (const char* split : {"train", "t10k"}) {
       data::MnistSplit s = data::LoadMnistSplit(dir, split);
@@ -352,17 +382,20 @@ int RunPrepare(const PrepareOptions& o) {
   if (!row) row = workloads::FirstBenchmarkOn(o.benchmark);
   if (!row) {
     std::string known;
-    for (const DatasetRow& d : kDatasets) known += (known.empty() ? "" : ", ") + std::string(d.name);
+    for (const DatasetRow& d : kDatasets)
+      known += (known.empty() ? "" : ", ") + std::string(d.name);
     for (const workloads::BenchmarkRow& b : workloads::kBenchmarks) {
       if (b.name != b.dataset) known += ", " + std::string(b.name);
     }
-    throw core::Error("prepare: unknown benchmark or dataset \"" + o.benchmark + "\" (known: " + known + ")");
+    throw core::Error("prepare: unknown benchmark or dataset \"" + o.benchmark +
+                      "\" (known: " + known + ")");
   }
   const DatasetRow* dataset = nullptr;
   for (const DatasetRow& d : kDatasets) {
     if (d.name == row->dataset) dataset = &d;
   }
-  TB_CHECK(dataset, "benchmark_table.h names dataset " << row->dataset << ", which prepare_command.cc lacks");
+  TB_CHECK(dataset, "benchmark_table.h names dataset " << row->dataset
+                                                       << ", which prepare_command.cc lacks");
   const core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), std::string(row->name));
   const std::string dir = o.data_dir.empty() ? def.Scale(o.scale).data_dir : o.data_dir;
   return dataset->prepare(o, dir);

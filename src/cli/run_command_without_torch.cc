@@ -15,11 +15,15 @@ int RunRun(const RunOptions& o) {
   def.Scale(o.scale);
   core::ParseDivision(o.division);
   if (!o.tuning.empty()) core::LoadTuning(o.tuning, def.name, o.scale);
-  throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `run` is unavailable");
+  throw core::Error(
+      "this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `run` is "
+      "unavailable");
 }
 
 int RunGtp(const GtpOptions&) {
-  throw core::Error("this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `gtp` is unavailable");
+  throw core::Error(
+      "this trainbench was built without LibTorch (TRAINBENCH_WITH_TORCH=OFF): `gtp` is "
+      "unavailable");
 }
 
 }  // namespace trainbench::cli

@@ -28,7 +28,8 @@ std::function<void(const std::string&)> IntInto(T* field) {
         throw std::out_of_range(v);
       }
     } else {
-      if (x < 0 || static_cast<unsigned long long>(x) > std::numeric_limits<T>::max()) throw std::out_of_range(v);
+      if (x < 0 || static_cast<unsigned long long>(x) > std::numeric_limits<T>::max())
+        throw std::out_of_range(v);
     }
     *field = static_cast<T>(x);
   };
@@ -45,8 +46,12 @@ SetOptions& SetOptions::Int(const char* key, int* field) { return Bind(key, IntI
 SetOptions& SetOptions::Int(const char* key, long long* field) { return Bind(key, IntInto(field)); }
 SetOptions& SetOptions::Int(const char* key, long* field) { return Bind(key, IntInto(field)); }
 SetOptions& SetOptions::Int(const char* key, unsigned* field) { return Bind(key, IntInto(field)); }
-SetOptions& SetOptions::Int(const char* key, unsigned long* field) { return Bind(key, IntInto(field)); }
-SetOptions& SetOptions::Int(const char* key, unsigned long long* field) { return Bind(key, IntInto(field)); }
+SetOptions& SetOptions::Int(const char* key, unsigned long* field) {
+  return Bind(key, IntInto(field));
+}
+SetOptions& SetOptions::Int(const char* key, unsigned long long* field) {
+  return Bind(key, IntInto(field));
+}
 
 SetOptions& SetOptions::Float(const char* key, double* field) {
   return Bind(key, [field](const std::string& v) {

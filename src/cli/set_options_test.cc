@@ -44,7 +44,8 @@ std::string ErrorOf(const std::vector<std::string>& set) {
 
 TEST(SetOptions, SetsEachBoundField) {
   Gen g;
-  Bound(g).Apply({"seed=18446744073709551", "count=-4", "small=7", "rate=2.5e-3", "name=a=b", "flag=false"});
+  Bound(g).Apply(
+      {"seed=18446744073709551", "count=-4", "small=7", "rate=2.5e-3", "name=a=b", "flag=false"});
   EXPECT_EQ(g.seed, 18446744073709551ULL);
   EXPECT_EQ(g.count, -4);
   EXPECT_EQ(g.small, 7);
@@ -62,9 +63,11 @@ TEST(SetOptions, ErrorsNameTheKeyAndTheValue) {
   EXPECT_EQ(ErrorOf({"count=abc"}), "--set count: \"abc\" is not a number");
   EXPECT_EQ(ErrorOf({"count=12x"}), "--set count: \"12x\" is not a number");
   EXPECT_EQ(ErrorOf({"rate=0.5.5"}), "--set rate: \"0.5.5\" is not a number");
-  EXPECT_EQ(ErrorOf({"small=3000000000"}), "--set small: \"3000000000\" is out of range");  // not truncated to int
+  EXPECT_EQ(ErrorOf({"small=3000000000"}),
+            "--set small: \"3000000000\" is out of range");  // not truncated to int
   EXPECT_EQ(ErrorOf({"seed=-1"}), "--set seed: \"-1\" is out of range");
-  EXPECT_EQ(ErrorOf({"count=99999999999999999999"}), "--set count: \"99999999999999999999\" is out of range");
+  EXPECT_EQ(ErrorOf({"count=99999999999999999999"}),
+            "--set count: \"99999999999999999999\" is out of range");
   EXPECT_EQ(ErrorOf({"flag=yes"}), "--set flag: \"yes\" is not 0, 1, true or false");
   EXPECT_EQ(ErrorOf({"count"}), "--set \"count\": expected key=value");
 }
@@ -79,7 +82,8 @@ TEST(BenchmarkTable, OneRowPerDefinition) {
     EXPECT_NE(workloads::FirstBenchmarkOn(r.dataset), nullptr);
   }
   std::set<std::string> defs;
-  for (const core::BenchmarkDef& d : core::LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
+  for (const core::BenchmarkDef& d :
+       core::LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
     defs.insert(d.name);
   }
   EXPECT_EQ(rows, defs);

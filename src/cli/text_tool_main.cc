@@ -3,7 +3,6 @@
 // libsentencepiece embeds a protobuf that crashes next to LibTorch's libprotobuf in one process.
 // Usage: trainbench-text prepare translation [--scale mini|full] [--data DIR] [--set key=value]...
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "cli/commands.h"
@@ -26,7 +25,8 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : cli::kExitBadInput;
   }
   try {
-    if (prep.benchmark != "translation") throw core::Error("trainbench-text prepares only `translation`");
+    if (prep.benchmark != "translation")
+      throw core::Error("trainbench-text prepares only `translation`");
     return cli::RunPrepare(prep);
   } catch (const core::Error& e) {
     std::cerr << "trainbench: " << e.what() << "\n";

@@ -101,7 +101,8 @@ class ElementSax : public nlohmann::json_sax<json> {
     }
     return true;
   }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
     std::string what = ex.what();
     const std::string marker = "parse error";
     const size_t at = what.find(marker);
@@ -109,7 +110,8 @@ class ElementSax : public nlohmann::json_sax<json> {
     // nlohmann quotes the token it last read, which may be a string of any length.
     constexpr size_t kMaxWhat = 240;
     if (what.size() > kMaxWhat) what = what.substr(0, kMaxWhat) + "...";
-    throw core::OffsetError(source_, static_cast<long long>(position), "JSON syntax error: " + what);
+    throw core::OffsetError(source_, static_cast<long long>(position),
+                            "JSON syntax error: " + what);
   }
 
   bool complete() const { return depth_ == 0 && seen_top_; }
@@ -197,8 +199,10 @@ class ElementSax : public nlohmann::json_sax<json> {
   [[noreturn]] void TopLevelError() const {
     throw core::FileError(source_, 0,
                           layout_ == Layout::kObjectOfArrays
-                              ? "the top level is not a JSON object (a COCO annotations file is {\"images\": [...], ...})"
-                              : "the top level is not a JSON list (a COCO results file is [{\"image_id\": ...}, ...])");
+                              ? "the top level is not a JSON object (a COCO annotations file is "
+                                "{\"images\": [...], ...})"
+                              : "the top level is not a JSON list (a COCO results file is "
+                                "[{\"image_id\": ...}, ...])");
   }
   [[noreturn]] void TooDeep() const {
     std::string where;
@@ -261,13 +265,15 @@ void RunSax(const std::function<std::unique_ptr<ElementSax>(std::function<long l
 
 // ---- Field access with errors naming the element.
 
-[[noreturn]] void Fail(const std::string& source, const std::string& where, const std::string& what) {
+[[noreturn]] void Fail(const std::string& source, const std::string& where,
+                       const std::string& what) {
   throw core::FileError(source, 0, where + ": " + what);
 }
 
 bool ToInt(const json& v, int64_t* out) {
   if (v.is_number_integer()) {
-    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      return false;
     *out = v.get<int64_t>();
     return true;
   }
@@ -281,7 +287,8 @@ bool ToInt(const json& v, int64_t* out) {
   return false;
 }
 
-int64_t GetInt(const json& o, const char* key, const std::string& source, const std::string& where) {
+int64_t GetInt(const json& o, const char* key, const std::string& source,
+               const std::string& where) {
   auto it = o.find(key);
   if (it == o.end()) Fail(source, where, std::string("missing \"") + key + "\"");
   int64_t v = 0;
@@ -291,7 +298,8 @@ int64_t GetInt(const json& o, const char* key, const std::string& source, const 
   return v;
 }
 
-double GetNumber(const json& v, const std::string& what, const std::string& source, const std::string& where) {
+double GetNumber(const json& v, const std::string& what, const std::string& source,
+                 const std::string& where) {
   if (!v.is_number()) Fail(source, where, what + " is not a number: " + Excerpt(v));
   return v.get<double>();
 }
@@ -309,9 +317,11 @@ Box GetBox(const json& v, const std::string& source, const std::string& where) {
 Rle GetRle(const json& v, bool* compressed, const std::string& source, const std::string& where) {
   auto size = v.find("size");
   auto counts = v.find("counts");
-  if (size == v.end() || counts == v.end()) Fail(source, where, "an RLE segmentation needs \"size\" and \"counts\"");
+  if (size == v.end() || counts == v.end())
+    Fail(source, where, "an RLE segmentation needs \"size\" and \"counts\"");
   int64_t h = 0, w = 0;
-  if (!size->is_array() || size->size() != 2 || !ToInt((*size)[0], &h) || !ToInt((*size)[1], &w) || h < 0 || w < 0) {
+  if (!size->is_array() || size->size() != 2 || !ToInt((*size)[0], &h) || !ToInt((*size)[1], &w) ||
+      h < 0 || w < 0) {
     Fail(source, where, "RLE \"size\" is not [height, width]: " + Excerpt(*size));
   }
   Rle r;
@@ -378,7 +388,8 @@ CocoCategory CategoryFromJson(const json& e, size_t index, const std::string& so
 }
 
 CocoAnnotation AnnotationFromJson(const json& e, size_t index, const std::string& source) {
-  if (!e.is_object()) Fail(source, "annotations[" + std::to_string(index) + "]", "not a JSON object");
+  if (!e.is_object())
+    Fail(source, "annotations[" + std::to_string(index) + "]", "not a JSON object");
   const std::string where = AnnWhere(e, index);
   CocoAnnotation a;
   a.id = GetInt(e, "id", source, where);
@@ -405,10 +416,13 @@ CocoAnnotation AnnotationFromJson(const json& e, size_t index, const std::string
     if (seg->is_array()) {
       for (size_t p = 0; p < seg->size(); ++p) {
         const json& poly = (*seg)[p];
-        if (!poly.is_array()) Fail(source, where, "segmentation polygon " + std::to_string(p) + " is not a list of numbers");
+        if (!poly.is_array())
+          Fail(source, where,
+               "segmentation polygon " + std::to_string(p) + " is not a list of numbers");
         std::vector<double> xy;
         xy.reserve(poly.size());
-        for (const json& c : poly) xy.push_back(GetNumber(c, "a polygon coordinate", source, where));
+        for (const json& c : poly)
+          xy.push_back(GetNumber(c, "a polygon coordinate", source, where));
         a.segmentation.polygons.push_back(std::move(xy));
       }
     } else if (seg->is_object()) {
@@ -427,16 +441,19 @@ std::string BoxText(const Box& b) {
 }
 
 // Checks an RLE against its image's size.
-void CheckRle(const Rle& r, const CocoImage& im, const std::string& source, const std::string& where) {
+void CheckRle(const Rle& r, const CocoImage& im, const std::string& source,
+              const std::string& where) {
   if (r.h != im.height || r.w != im.width) {
     Fail(source, where,
-         "RLE size [" + std::to_string(r.h) + ", " + std::to_string(r.w) + "] is not the image's [height, width] [" +
-             std::to_string(im.height) + ", " + std::to_string(im.width) + "]");
+         "RLE size [" + std::to_string(r.h) + ", " + std::to_string(r.w) +
+             "] is not the image's [height, width] [" + std::to_string(im.height) + ", " +
+             std::to_string(im.width) + "]");
   }
   const uint64_t sum = RleCountSum(r);
   if (sum != static_cast<uint64_t>(r.h * r.w)) {
     Fail(source, where,
-         "RLE counts sum to " + std::to_string(sum) + ", not height * width = " + std::to_string(r.h * r.w));
+         "RLE counts sum to " + std::to_string(sum) +
+             ", not height * width = " + std::to_string(r.h * r.w));
   }
 }
 
@@ -466,8 +483,10 @@ int64_t CocoDataset::CategoryIndex(int64_t category_id) const {
 void CocoDataset::BuildIndex() {
   image_index_.clear();
   category_index_.clear();
-  for (size_t i = 0; i < images.size(); ++i) image_index_.emplace(images[i].id, static_cast<int64_t>(i));
-  for (size_t i = 0; i < categories.size(); ++i) category_index_.emplace(categories[i].id, static_cast<int64_t>(i));
+  for (size_t i = 0; i < images.size(); ++i)
+    image_index_.emplace(images[i].id, static_cast<int64_t>(i));
+  for (size_t i = 0; i < categories.size(); ++i)
+    category_index_.emplace(categories[i].id, static_cast<int64_t>(i));
 }
 
 void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
@@ -478,7 +497,8 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
       if (!seen.insert(im.id).second) Fail(source, where, "duplicate image id");
       if (im.width <= 0 || im.height <= 0) {
         Fail(source, where,
-             "width and height must be positive, got " + std::to_string(im.width) + " x " + std::to_string(im.height));
+             "width and height must be positive, got " + std::to_string(im.width) + " x " +
+                 std::to_string(im.height));
       }
       if (im.width > kMaxMaskSide || im.height > kMaxMaskSide) {
         Fail(source, where,
@@ -491,7 +511,8 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
   {
     std::unordered_set<int64_t> seen;
     for (const CocoCategory& c : ds->categories) {
-      if (!seen.insert(c.id).second) Fail(source, "category id " + std::to_string(c.id), "duplicate category id");
+      if (!seen.insert(c.id).second)
+        Fail(source, "category id " + std::to_string(c.id), "duplicate category id");
     }
   }
   ds->BuildIndex();
@@ -501,17 +522,20 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
     const std::string where = "annotation id " + std::to_string(a.id);
     if (!seen.insert(a.id).second) Fail(source, where, "duplicate annotation id");
     const int64_t ii = ds->ImageIndex(a.image_id);
-    if (ii < 0) Fail(source, where, "image id " + std::to_string(a.image_id) + " is not in \"images\"");
+    if (ii < 0)
+      Fail(source, where, "image id " + std::to_string(a.image_id) + " is not in \"images\"");
     const CocoImage& im = ds->images[static_cast<size_t>(ii)];
     const std::string at = where + " (image id " + std::to_string(a.image_id) + ")";
     if (ds->CategoryIndex(a.category_id) < 0) {
-      Fail(source, at, "category id " + std::to_string(a.category_id) + " is not in \"categories\"");
+      Fail(source, at,
+           "category id " + std::to_string(a.category_id) + " is not in \"categories\"");
     }
     const Box& b = a.bbox;
     for (double v : b) {
       if (!std::isfinite(v)) Fail(source, at, "bbox " + BoxText(b) + " is not finite");
     }
-    if (b[2] < 0 || b[3] < 0) Fail(source, at, "bbox " + BoxText(b) + " has a negative width or height");
+    if (b[2] < 0 || b[3] < 0)
+      Fail(source, at, "bbox " + BoxText(b) + " has a negative width or height");
     const double t = kBboxTolerance;
     if (b[0] < -t || b[1] < -t || b[0] + b[2] > static_cast<double>(im.width) + t ||
         b[1] + b[3] > static_cast<double>(im.height) + t) {
@@ -519,13 +543,15 @@ void ValidateCocoDataset(CocoDataset* ds, const std::string& source) {
            "bbox " + BoxText(b) + " lies outside its " + std::to_string(im.width) + " x " +
                std::to_string(im.height) + " image (by more than " + Num(t) + " px)");
     }
-    if (!std::isfinite(a.area) || a.area < 0) Fail(source, at, "\"area\" " + Num(a.area) + " is not a non-negative number");
+    if (!std::isfinite(a.area) || a.area < 0)
+      Fail(source, at, "\"area\" " + Num(a.area) + " is not a non-negative number");
     const Segmentation& s = a.segmentation;
     for (size_t p = 0; p < s.polygons.size(); ++p) {
       const auto& xy = s.polygons[p];
       const std::string poly = "segmentation polygon " + std::to_string(p);
       if (xy.size() % 2 != 0) {
-        Fail(source, at, poly + " has an odd number of coordinates (" + std::to_string(xy.size()) + ")");
+        Fail(source, at,
+             poly + " has an odd number of coordinates (" + std::to_string(xy.size()) + ")");
       }
       if (xy.size() < 6) {
         Fail(source, at, poly + " has " + std::to_string(xy.size() / 2) + " points, fewer than 3");
@@ -583,7 +609,8 @@ std::string CocoDatasetToJson(const CocoDataset& ds) {
   core::Json j;
   core::Json images = core::Json::array();
   for (const CocoImage& im : ds.images) {
-    images.push_back({{"id", im.id}, {"file_name", im.file_name}, {"width", im.width}, {"height", im.height}});
+    images.push_back(
+        {{"id", im.id}, {"file_name", im.file_name}, {"width", im.width}, {"height", im.height}});
   }
   core::Json anns = core::Json::array();
   for (const CocoAnnotation& a : ds.annotations) {
@@ -638,7 +665,9 @@ Detection DetectionFromJson(const json& e, size_t index, const std::string& sour
   auto seg = e.find("segmentation");
   if (seg != e.end() && !seg->is_null()) {
     if (!seg->is_object()) {
-      Fail(source, where, "\"segmentation\" of a result must be an RLE object {\"size\", \"counts\"} (as pycocotools' loadRes)");
+      Fail(source, where,
+           "\"segmentation\" of a result must be an RLE object {\"size\", \"counts\"} (as "
+           "pycocotools' loadRes)");
     }
     bool compressed = true;
     d.segmentation = GetRle(*seg, &compressed, source, where);
@@ -685,12 +714,17 @@ void ValidateDetections(const std::vector<Detection>& dets, const CocoDataset& g
     const Detection& d = dets[i];
     const std::string where = "detection " + std::to_string(i);
     const int64_t ii = gt.ImageIndex(d.image_id);
-    if (ii < 0) Fail(source, where, "image id " + std::to_string(d.image_id) + " is not an image of the ground truth");
+    if (ii < 0)
+      Fail(source, where,
+           "image id " + std::to_string(d.image_id) + " is not an image of the ground truth");
     if (gt.CategoryIndex(d.category_id) < 0) {
-      Fail(source, where, "category id " + std::to_string(d.category_id) + " is not a category of the ground truth");
+      Fail(source, where,
+           "category id " + std::to_string(d.category_id) +
+               " is not a category of the ground truth");
     }
     if (!std::isfinite(d.score)) Fail(source, where, "\"score\" is not finite");
-    if (!d.has_bbox && !d.segmentation) Fail(source, where, "has neither \"bbox\" nor \"segmentation\"");
+    if (!d.has_bbox && !d.segmentation)
+      Fail(source, where, "has neither \"bbox\" nor \"segmentation\"");
     if (d.has_bbox) {
       for (double v : d.bbox) {
         if (!std::isfinite(v)) Fail(source, where, "bbox " + BoxText(d.bbox) + " is not finite");
@@ -729,7 +763,8 @@ std::string CocoResultsToJson(const std::vector<Detection>& dets) {
     o["category_id"] = d.category_id;
     if (d.has_bbox) o["bbox"] = {d.bbox[0], d.bbox[1], d.bbox[2], d.bbox[3]};
     if (d.segmentation) {
-      o["segmentation"] = {{"size", {d.segmentation->h, d.segmentation->w}}, {"counts", RleToString(*d.segmentation)}};
+      o["segmentation"] = {{"size", {d.segmentation->h, d.segmentation->w}},
+                           {"counts", RleToString(*d.segmentation)}};
     }
     o["score"] = d.score;
     list.push_back(std::move(o));

@@ -78,8 +78,8 @@ struct CocoAnnotation {
   int64_t id = 0;
   int64_t image_id = 0;
   int64_t category_id = 0;
-  Box bbox{};         // [x, y, w, h] in pixels
-  double area = 0;    // the file's "area" (pycocotools uses it for the area ranges)
+  Box bbox{};       // [x, y, w, h] in pixels
+  double area = 0;  // the file's "area" (pycocotools uses it for the area ranges)
   bool iscrowd = false;
   Segmentation segmentation;
 };
@@ -118,7 +118,7 @@ void WriteCocoDataset(const std::string& path, CocoDataset ds);
 struct Detection {
   int64_t image_id = 0;
   int64_t category_id = 0;
-  Box bbox{};                  // [x, y, w, h] in pixels; meaningful when has_bbox
+  Box bbox{};  // [x, y, w, h] in pixels; meaningful when has_bbox
   bool has_bbox = true;
   double score = 0;
   std::optional<Rle> segmentation;  // a mask of its image's size

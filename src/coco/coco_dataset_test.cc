@@ -21,7 +21,8 @@ std::string Doc(const std::string& anns) {
   "images": [{"id": 1, "file_name": "a.jpg", "width": 100, "height": 80},
              {"id": 2, "file_name": "b.jpg", "width": 10, "height": 10}],
   "categories": [{"id": 3, "name": "cat", "supercategory": "animal"}],
-  "annotations": [)" + anns + "]}";
+  "annotations": [)" +
+         anns + "]}";
 }
 
 const char* kGoodAnn =
@@ -100,16 +101,16 @@ TEST(CocoDatasetTest, EmptySegmentationMeansNone) {
 }
 
 TEST(CocoDatasetTest, AnnotationWithUnknownImageId) {
-  const std::string msg = ErrorOf(
-      Doc(R"({"id": 41, "image_id": 99, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25, "iscrowd": 0})"));
+  const std::string msg = ErrorOf(Doc(
+      R"({"id": 41, "image_id": 99, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25, "iscrowd": 0})"));
   ExpectHas(msg, "inst.json");
   ExpectHas(msg, "annotation id 41");
   ExpectHas(msg, "image id 99");
 }
 
 TEST(CocoDatasetTest, AnnotationWithUnknownCategoryId) {
-  const std::string msg = ErrorOf(
-      Doc(R"({"id": 42, "image_id": 1, "category_id": 4, "bbox": [0, 0, 5, 5], "area": 25, "iscrowd": 0})"));
+  const std::string msg = ErrorOf(Doc(
+      R"({"id": 42, "image_id": 1, "category_id": 4, "bbox": [0, 0, 5, 5], "area": 25, "iscrowd": 0})"));
   ExpectHas(msg, "inst.json");
   ExpectHas(msg, "annotation id 42");
   ExpectHas(msg, "category id 4");
@@ -117,8 +118,8 @@ TEST(CocoDatasetTest, AnnotationWithUnknownCategoryId) {
 
 TEST(CocoDatasetTest, BboxOutsideItsImage) {
   // Image 2 is 10 x 10. x + w = 11.5 is past the width by 1.5 > kBboxTolerance (1 px).
-  const std::string msg = ErrorOf(
-      Doc(R"({"id": 43, "image_id": 2, "category_id": 3, "bbox": [5, 0, 6.5, 5], "area": 25, "iscrowd": 0})"));
+  const std::string msg = ErrorOf(Doc(
+      R"({"id": 43, "image_id": 2, "category_id": 3, "bbox": [5, 0, 6.5, 5], "area": 25, "iscrowd": 0})"));
   ExpectHas(msg, "inst.json");
   ExpectHas(msg, "annotation id 43");
   ExpectHas(msg, "image id 2");
@@ -128,12 +129,17 @@ TEST(CocoDatasetTest, BboxOutsideItsImage) {
       Doc(R"({"id": 43, "image_id": 2, "category_id": 3, "bbox": [5, 0, 5.5, 5], "area": 25, "iscrowd": 0},
              {"id": 44, "image_id": 2, "category_id": 3, "bbox": [5, 0, 0, 5], "area": 0, "iscrowd": 0})"),
       "inst.json"));
-  ExpectHas(ErrorOf(Doc(R"({"id": 45, "image_id": 2, "category_id": 3, "bbox": [-1.5, 0, 2, 2], "area": 4})")),
-            "annotation id 45");
-  ExpectHas(ErrorOf(Doc(R"({"id": 46, "image_id": 2, "category_id": 3, "bbox": [1, 1, -2, 2], "area": 4})")),
-            "negative width");
-  ExpectHas(ErrorOf(Doc(R"({"id": 47, "image_id": 2, "category_id": 3, "bbox": [1, 1, 2], "area": 4})")),
-            "annotation id 47");
+  ExpectHas(
+      ErrorOf(Doc(
+          R"({"id": 45, "image_id": 2, "category_id": 3, "bbox": [-1.5, 0, 2, 2], "area": 4})")),
+      "annotation id 45");
+  ExpectHas(
+      ErrorOf(
+          Doc(R"({"id": 46, "image_id": 2, "category_id": 3, "bbox": [1, 1, -2, 2], "area": 4})")),
+      "negative width");
+  ExpectHas(
+      ErrorOf(Doc(R"({"id": 47, "image_id": 2, "category_id": 3, "bbox": [1, 1, 2], "area": 4})")),
+      "annotation id 47");
 }
 
 TEST(CocoDatasetTest, MalformedSegmentation) {
@@ -144,33 +150,42 @@ TEST(CocoDatasetTest, MalformedSegmentation) {
   ExpectHas(odd, "annotation id 51");
   ExpectHas(odd, "odd number of coordinates (7)");
   // Two points only.
-  ExpectHas(ErrorOf(Doc(R"({"id": 52, "image_id": 1, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
+  ExpectHas(
+      ErrorOf(Doc(R"({"id": 52, "image_id": 1, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
                             "segmentation": [[0, 0, 5, 5]]})")),
-            "annotation id 52");
+      "annotation id 52");
   // RLE of the wrong size for image 1 (80 x 100), and counts that do not sum to h * w.
-  ExpectHas(ErrorOf(Doc(R"({"id": 53, "image_id": 1, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
+  ExpectHas(
+      ErrorOf(Doc(R"({"id": 53, "image_id": 1, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
                             "segmentation": {"size": [10, 10], "counts": [100]}})")),
-            "annotation id 53");
-  ExpectHas(ErrorOf(Doc(R"({"id": 54, "image_id": 2, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
+      "annotation id 53");
+  ExpectHas(
+      ErrorOf(Doc(R"({"id": 54, "image_id": 2, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
                             "segmentation": {"size": [10, 10], "counts": [50, 10]}})")),
-            "annotation id 54");
+      "annotation id 54");
   // A compressed string with a character outside cocoapi's alphabet.
-  ExpectHas(ErrorOf(Doc(R"({"id": 55, "image_id": 2, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
+  ExpectHas(
+      ErrorOf(Doc(R"({"id": 55, "image_id": 2, "category_id": 3, "bbox": [0, 0, 5, 5], "area": 25,
                             "segmentation": {"size": [10, 10], "counts": "1~"}})")),
-            "annotation id 55");
+      "annotation id 55");
 }
 
 TEST(CocoDatasetTest, DuplicateIdsAndBadImages) {
   ExpectHas(ErrorOf(Doc(std::string(kGoodAnn) + "," + kGoodAnn)), "duplicate annotation id");
-  ExpectHas(ErrorOf(R"({"images": [{"id": 1, "width": 0, "height": 5}], "categories": [], "annotations": []})"),
-            "image id 1");
-  ExpectHas(ErrorOf(R"({"images": [{"id": 1, "width": 5, "height": 5}, {"id": 1, "width": 5, "height": 5}],
+  ExpectHas(
+      ErrorOf(
+          R"({"images": [{"id": 1, "width": 0, "height": 5}], "categories": [], "annotations": []})"),
+      "image id 1");
+  ExpectHas(
+      ErrorOf(
+          R"({"images": [{"id": 1, "width": 5, "height": 5}, {"id": 1, "width": 5, "height": 5}],
                         "categories": [], "annotations": []})"),
-            "duplicate image id");
+      "duplicate image id");
 }
 
 TEST(CocoDatasetTest, JsonSyntaxErrorNamesFileAndOffset) {
-  const std::string msg = ErrorOf(R"({"images": [{"id": 1, "width": 5,, "height": 5}]})", "broken.json");
+  const std::string msg =
+      ErrorOf(R"({"images": [{"id": 1, "width": 5,, "height": 5}]})", "broken.json");
   ExpectHas(msg, "broken.json");
   ExpectHas(msg, "offset");
   ExpectHas(msg, "JSON syntax error");
@@ -188,7 +203,8 @@ TEST(CocoDatasetTest, ResultsParseValidateAndRoundTrip) {
   EXPECT_TRUE(dets[0].has_bbox);
   EXPECT_FALSE(dets[1].has_bbox);
   ASSERT_TRUE(dets[1].segmentation.has_value());
-  EXPECT_EQ(dets[1].segmentation->counts, (std::vector<uint32_t>{40, 10, 50}));  // "X1" = 40, ":" = 10, "b1" = 50
+  EXPECT_EQ(dets[1].segmentation->counts,
+            (std::vector<uint32_t>{40, 10, 50}));  // "X1" = 40, ":" = 10, "b1" = 50
   const std::vector<Detection> back = ParseCocoResults(CocoResultsToJson(dets), "round.json", gt);
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].segmentation->counts, dets[1].segmentation->counts);
@@ -202,16 +218,20 @@ TEST(CocoDatasetTest, ResultsParseValidateAndRoundTrip) {
     }
     return std::string("(no error)");
   };
-  const std::string unknown_image = err(R"([{"image_id": 1, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5},
+  const std::string unknown_image =
+      err(R"([{"image_id": 1, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5},
                                             {"image_id": 77, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5}])");
   ExpectHas(unknown_image, "dt.json");
   ExpectHas(unknown_image, "detection 1");
   ExpectHas(unknown_image, "image id 77");
-  ExpectHas(err(R"([{"image_id": 1, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 0.5}])"), "category id 8");
+  ExpectHas(err(R"([{"image_id": 1, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 0.5}])"),
+            "category id 8");
   ExpectHas(err(R"([{"image_id": 1, "category_id": 3, "score": 0.5}])"), "detection 0");
-  ExpectHas(err(R"([{"image_id": 2, "category_id": 3, "segmentation": {"size": [5, 5], "counts": [25]}, "score": 1}])"),
-            "detection 0");
-  ExpectHas(err(R"([{"image_id": 1, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5)"), "offset");
+  ExpectHas(
+      err(R"([{"image_id": 2, "category_id": 3, "segmentation": {"size": [5, 5], "counts": [25]}, "score": 1}])"),
+      "detection 0");
+  ExpectHas(err(R"([{"image_id": 1, "category_id": 3, "bbox": [1, 2, 3, 4], "score": 0.5)"),
+            "offset");
 }
 
 // Hostile input (#41). A 65,000-level '[' in a validated field: the whole element was built and

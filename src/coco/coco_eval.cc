@@ -18,7 +18,8 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 // Stable order of `idx` by descending score (np.argsort(-scores, kind='mergesort')).
 template <typename ScoreOf>
 void StableSortByScore(std::vector<size_t>* idx, ScoreOf score) {
-  std::stable_sort(idx->begin(), idx->end(), [&](size_t a, size_t b) { return score(a) > score(b); });
+  std::stable_sort(idx->begin(), idx->end(),
+                   [&](size_t a, size_t b) { return score(a) > score(b); });
 }
 
 }  // namespace
@@ -68,7 +69,8 @@ CocoEval::CocoEval(const CocoDataset& gt, const std::vector<Detection>& dets, Io
   // Ground truth (_prepare: ignore = iscrowd; segm: annToRLE).
   for (const CocoAnnotation& a : gt.annotations) {
     const int64_t i = pos_of(image_ids_, a.image_id), k = pos_of(category_ids_, a.category_id);
-    if (i < 0 || k < 0) throw core::Error("annotation id " + std::to_string(a.id) + ": unknown image or category");
+    if (i < 0 || k < 0)
+      throw core::Error("annotation id " + std::to_string(a.id) + ": unknown image or category");
     Instance g;
     g.id = a.id;
     g.bbox = a.bbox;
@@ -83,7 +85,8 @@ CocoEval::CocoEval(const CocoDataset& gt, const std::vector<Detection>& dets, Io
       } else if (!a.segmentation.polygons.empty()) {
         g.rle = RleFrPolygons(a.segmentation.polygons, im.height, im.width);
       } else {
-        throw core::Error("annotation id " + std::to_string(a.id) + " (image id " + std::to_string(a.image_id) +
+        throw core::Error("annotation id " + std::to_string(a.id) + " (image id " +
+                          std::to_string(a.image_id) +
                           ") has no segmentation; iou type segm needs one for every annotation");
       }
     }
@@ -97,15 +100,21 @@ CocoEval::CocoEval(const CocoDataset& gt, const std::vector<Detection>& dets, Io
     const Detection& d = dets[n];
     const std::string where = "detection " + std::to_string(n);
     if (bbox_kind && !d.has_bbox) {
-      throw core::Error(where + " has no \"bbox\", but the first detection has one (pycocotools' loadRes then reads a "
-                                "bbox from every detection)");
+      throw core::Error(
+          where +
+          " has no \"bbox\", but the first detection has one (pycocotools' loadRes then reads a "
+          "bbox from every detection)");
     }
     if (!bbox_kind && !d.segmentation) {
-      throw core::Error(where + " has no \"segmentation\", but the first detection has no \"bbox\" (pycocotools' "
-                                "loadRes then reads a segmentation from every detection)");
+      throw core::Error(
+          where +
+          " has no \"segmentation\", but the first detection has no \"bbox\" (pycocotools' "
+          "loadRes then reads a segmentation from every detection)");
     }
     const int64_t ii = gt.ImageIndex(d.image_id);
-    if (ii < 0) throw core::Error(where + ": image id " + std::to_string(d.image_id) + " is not an image of the ground truth");
+    if (ii < 0)
+      throw core::Error(where + ": image id " + std::to_string(d.image_id) +
+                        " is not an image of the ground truth");
     const CocoImage& im = gt.images[static_cast<size_t>(ii)];
     Instance t;
     t.id = static_cast<int64_t>(n) + 1;
@@ -128,7 +137,8 @@ CocoEval::CocoEval(const CocoDataset& gt, const std::vector<Detection>& dets, Io
       if (iou_type_ == IouType::kSegm) t.rle = *d.segmentation;
     }
     const int64_t i = pos_of(image_ids_, d.image_id), k = pos_of(category_ids_, d.category_id);
-    if (k >= 0) dt_cells_[Cell(static_cast<size_t>(i), static_cast<size_t>(k))].push_back(dts_.size());
+    if (k >= 0)
+      dt_cells_[Cell(static_cast<size_t>(i), static_cast<size_t>(k))].push_back(dts_.size());
     dts_.push_back(std::move(t));
   }
 }
@@ -161,7 +171,8 @@ void CocoEval::ComputeIous() {
   }
 }
 
-EvalImage CocoEval::EvaluateImage(size_t image_index, size_t category_index, size_t area_index) const {
+EvalImage CocoEval::EvaluateImage(size_t image_index, size_t category_index,
+                                  size_t area_index) const {
   TB_CHECK(!ious_.empty(), "EvaluateImage before Run");
   const size_t c = Cell(image_index, category_index);
   const AreaRange& ar = params_.area_ranges[area_index];
@@ -289,7 +300,8 @@ void CocoEval::Accumulate() {
             } else {
               // pycocotools stops at the first threshold past the last detection (IndexError)
               // and leaves the rest 0; searchsorted is monotone, so they are all past it.
-              for (size_t rr = r; rr < R; ++rr) precision_[(((t * R + rr) * K + k) * A + a) * M + m] = 0;
+              for (size_t rr = r; rr < R; ++rr)
+                precision_[(((t * R + rr) * K + k) * A + a) * M + m] = 0;
               break;
             }
             precision_[(((t * R + r) * K + k) * A + a) * M + m] = q;
@@ -308,14 +320,15 @@ void CocoEval::Run() {
 
 double CocoEval::Precision(size_t t, size_t r, size_t k, size_t a, size_t m) const {
   TB_CHECK(ran_, "Precision before Run");
-  const size_t R = params_.rec_thrs.size(), K = category_ids_.size(), A = params_.area_ranges.size(),
-               M = params_.max_dets.size();
+  const size_t R = params_.rec_thrs.size(), K = category_ids_.size(),
+               A = params_.area_ranges.size(), M = params_.max_dets.size();
   return precision_[(((t * R + r) * K + k) * A + a) * M + m];
 }
 
 double CocoEval::Recall(size_t t, size_t k, size_t a, size_t m) const {
   TB_CHECK(ran_, "Recall before Run");
-  const size_t K = category_ids_.size(), A = params_.area_ranges.size(), M = params_.max_dets.size();
+  const size_t K = category_ids_.size(), A = params_.area_ranges.size(),
+               M = params_.max_dets.size();
   return recall_[((t * K + k) * A + a) * M + m];
 }
 
@@ -324,7 +337,8 @@ double CocoEval::SummarizeOne(bool ap, double iou_thr, bool all_thrs, const std:
   const size_t T = params_.iou_thrs.size(), R = params_.rec_thrs.size(), K = category_ids_.size();
   std::vector<size_t> ts;
   for (size_t t = 0; t < T; ++t) {
-    if (all_thrs || params_.iou_thrs[t] == iou_thr) ts.push_back(t);  // np.where(iouThr == p.iouThrs)
+    if (all_thrs || params_.iou_thrs[t] == iou_thr)
+      ts.push_back(t);  // np.where(iouThr == p.iouThrs)
   }
   std::vector<size_t> as, ms;
   for (size_t a = 0; a < params_.area_ranges.size(); ++a) {
@@ -381,7 +395,8 @@ CocoStats CocoEval::Summarize() const {
   return s;
 }
 
-CocoStats EvaluateDetections(const CocoDataset& gt, const std::vector<Detection>& dets, IouType iou_type) {
+CocoStats EvaluateDetections(const CocoDataset& gt, const std::vector<Detection>& dets,
+                             IouType iou_type) {
   CocoEval e(gt, dets, iou_type);
   e.Run();
   return e.Summarize();
@@ -394,20 +409,23 @@ std::string FormatCocoSummary(const CocoStats& stats, const CocoEvalParams& para
     const char* area;
     int max_det_index;
   };
-  static const Line kLines[12] = {{true, nullptr, "all", 2},   {true, "0.50", "all", 2},   {true, "0.75", "all", 2},
-                                  {true, nullptr, "small", 2}, {true, nullptr, "medium", 2}, {true, nullptr, "large", 2},
-                                  {false, nullptr, "all", 0},  {false, nullptr, "all", 1},  {false, nullptr, "all", 2},
-                                  {false, nullptr, "small", 2}, {false, nullptr, "medium", 2}, {false, nullptr, "large", 2}};
+  static const Line kLines[12] = {
+      {true, nullptr, "all", 2},    {true, "0.50", "all", 2},      {true, "0.75", "all", 2},
+      {true, nullptr, "small", 2},  {true, nullptr, "medium", 2},  {true, nullptr, "large", 2},
+      {false, nullptr, "all", 0},   {false, nullptr, "all", 1},    {false, nullptr, "all", 2},
+      {false, nullptr, "small", 2}, {false, nullptr, "medium", 2}, {false, nullptr, "large", 2}};
   char range[32];
-  std::snprintf(range, sizeof(range), "%0.2f:%0.2f", params.iou_thrs.front(), params.iou_thrs.back());
+  std::snprintf(range, sizeof(range), "%0.2f:%0.2f", params.iou_thrs.front(),
+                params.iou_thrs.back());
   std::ostringstream os;
   for (int i = 0; i < 12; ++i) {
     const Line& l = kLines[i];
     // ' {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}'
     char buf[160];
     std::snprintf(buf, sizeof(buf), " %-18s %s @[ IoU=%-9s | area=%6s | maxDets=%3lld ] = %0.3f\n",
-                  l.ap ? "Average Precision" : "Average Recall", l.ap ? "(AP)" : "(AR)", l.iou ? l.iou : range,
-                  l.area, static_cast<long long>(params.max_dets[static_cast<size_t>(l.max_det_index)]),
+                  l.ap ? "Average Precision" : "Average Recall", l.ap ? "(AP)" : "(AR)",
+                  l.iou ? l.iou : range, l.area,
+                  static_cast<long long>(params.max_dets[static_cast<size_t>(l.max_det_index)]),
                   stats.values[static_cast<size_t>(i)]);
     os << buf;
   }

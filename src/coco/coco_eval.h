@@ -50,7 +50,7 @@ struct AreaRange {
 // pycocotools' Params for iouType bbox / segm. The defaults are the COCO protocol; Summarize()
 // needs max_dets with 3 entries and the four standard area labels.
 struct CocoEvalParams {
-  std::vector<double> iou_thrs = DefaultIouThresholds();  // .50:.05:.95
+  std::vector<double> iou_thrs = DefaultIouThresholds();     // .50:.05:.95
   std::vector<double> rec_thrs = DefaultRecallThresholds();  // .00:.01:1.00
   std::vector<int64_t> max_dets = {1, 10, 100};
   std::vector<AreaRange> area_ranges = {
@@ -71,14 +71,14 @@ const std::array<const char*, 12>& CocoStatNames();
 
 // evaluateImg's result for one image, category and area range (maxDet = max_dets.back()).
 struct EvalImage {
-  bool empty = true;                 // no gt and no detection (pycocotools' None)
-  std::vector<int64_t> dt_ids;       // detection ids (1-based input order), by score
-  std::vector<int64_t> gt_ids;       // annotation ids, non-ignored first
+  bool empty = true;            // no gt and no detection (pycocotools' None)
+  std::vector<int64_t> dt_ids;  // detection ids (1-based input order), by score
+  std::vector<int64_t> gt_ids;  // annotation ids, non-ignored first
   std::vector<double> dt_scores;
-  std::vector<uint8_t> gt_ignore;    // [G]
-  std::vector<int64_t> dt_matches;   // [T x D] matched gt id, 0 = none
-  std::vector<int64_t> gt_matches;   // [T x G] matched detection id, 0 = none
-  std::vector<uint8_t> dt_ignore;    // [T x D]
+  std::vector<uint8_t> gt_ignore;   // [G]
+  std::vector<int64_t> dt_matches;  // [T x D] matched gt id, 0 = none
+  std::vector<int64_t> gt_matches;  // [T x G] matched detection id, 0 = none
+  std::vector<uint8_t> dt_ignore;   // [T x D]
 };
 
 class CocoEval {
@@ -119,22 +119,25 @@ class CocoEval {
   size_t Cell(size_t i, size_t k) const { return i * category_ids_.size() + k; }
   void ComputeIous();
   void Accumulate();
-  double SummarizeOne(bool ap, double iou_thr, bool all_thrs, const std::string& area, int64_t max_det) const;
+  double SummarizeOne(bool ap, double iou_thr, bool all_thrs, const std::string& area,
+                      int64_t max_det) const;
 
   IouType iou_type_;
   CocoEvalParams params_;
   std::vector<int64_t> image_ids_;
   std::vector<int64_t> category_ids_;
   std::vector<Instance> gts_, dts_;
-  std::vector<std::vector<size_t>> gt_cells_, dt_cells_;  // per (image, category): indices, input order
-  std::vector<std::vector<size_t>> dt_sorted_;            // per cell: dt indices by score, truncated
-  std::vector<std::vector<double>> ious_;                 // per cell: [D x G] (sorted dts, gts in order)
+  std::vector<std::vector<size_t>> gt_cells_,
+      dt_cells_;                                // per (image, category): indices, input order
+  std::vector<std::vector<size_t>> dt_sorted_;  // per cell: dt indices by score, truncated
+  std::vector<std::vector<double>> ious_;       // per cell: [D x G] (sorted dts, gts in order)
   std::vector<double> precision_, recall_;
   bool ran_ = false;
 };
 
 // Runs the whole protocol and returns summarize()'s numbers.
-CocoStats EvaluateDetections(const CocoDataset& gt, const std::vector<Detection>& dets, IouType iou_type);
+CocoStats EvaluateDetections(const CocoDataset& gt, const std::vector<Detection>& dets,
+                             IouType iou_type);
 
 // summarize()'s 12 lines, each as pycocotools prints it, e.g.
 // " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 0.505".

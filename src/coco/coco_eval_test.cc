@@ -32,7 +32,8 @@ struct Gt {
 
 CocoDataset MakeGt(const std::vector<Gt>& gts, int64_t images = 1, int64_t size = 400) {
   CocoDataset ds;
-  for (int64_t i = 1; i <= images; ++i) ds.images.push_back({i, "im" + std::to_string(i) + ".jpg", size, size});
+  for (int64_t i = 1; i <= images; ++i)
+    ds.images.push_back({i, "im" + std::to_string(i) + ".jpg", size, size});
   ds.categories.push_back({1, "thing", ""});
   ds.categories.push_back({2, "other", ""});
   int64_t id = 1;
@@ -59,7 +60,8 @@ Detection Det(int64_t image_id, Box b, double score, int64_t category_id = 1) {
   return d;
 }
 
-CocoStats Eval(const CocoDataset& gt, const std::vector<Detection>& dets, IouType t = IouType::kBbox) {
+CocoStats Eval(const CocoDataset& gt, const std::vector<Detection>& dets,
+               IouType t = IouType::kBbox) {
   ValidateDetections(dets, gt, "dt.json");
   return EvaluateDetections(gt, dets, t);
 }
@@ -114,11 +116,13 @@ TEST(CocoEvalTest, HigherScoringFalsePositiveAheadOfTruePositive) {
   // (0, 1] -> index 1: all 101 points are 0.5, so AP = AP50 = AP75 = APm = 0.5 at each
   // threshold (B's IoU is 1). maxDets = 1 keeps only A per image: tp = 0, AR1 = 0; AR10 = 1.
   const CocoDataset gt = MakeGt({{1, {10, 10, 50, 50}, -1}});
-  const std::vector<Detection> dets = {Det(1, {300, 300, 50, 50}, 0.9), Det(1, {10, 10, 50, 50}, 0.8)};
+  const std::vector<Detection> dets = {Det(1, {300, 300, 50, 50}, 0.9),
+                                       Det(1, {10, 10, 50, 50}, 0.8)};
   ExpectStats(Eval(gt, dets), {0.5, 0.5, 0.5, -1, 0.5, -1, 0, 1, 1, -1, 1, -1});
   // The same pair in the other score order: the tp first, precision 1 / (1 + eps) up to recall
   // 1, then the fp does not lower the envelope at recall 1: AP 1; AR1 = 1.
-  const std::vector<Detection> swapped = {Det(1, {300, 300, 50, 50}, 0.8), Det(1, {10, 10, 50, 50}, 0.9)};
+  const std::vector<Detection> swapped = {Det(1, {300, 300, 50, 50}, 0.8),
+                                          Det(1, {10, 10, 50, 50}, 0.9)};
   ExpectStats(Eval(gt, swapped), {kOne, kOne, kOne, -1, kOne, -1, 1, 1, 1, -1, 1, -1});
 }
 
@@ -126,15 +130,16 @@ TEST(CocoEvalTest, BoxAtIouExactlyPointSix) {
   // gt [0,0,100,100] (10000 px, large), dt [0,0,100,60]: intersection 6000, union 10000, IoU
   // 6000 / 10000 = 0.6 (the double nearest 0.6, as numpy computes it). pycocotools skips a gt
   // when iou < threshold, i.e. matches when iou >= threshold (threshold = min(t, 1 - 1e-10));
-  // the third threshold is exactly the double 0.6 (see ThresholdsAreNumpyLinspace), so the dt is a tp at 0.50, 0.55, 0.60 and an
-  // fp at 0.65 .. 0.95. AP = (3 * 1 / (1 + eps) + 7 * 0) / 10 = 0.3 (rounding), AP50 = 1,
-  // AP75 = 0, recall 1 at 3 thresholds: AR = 0.3. Area ranges: the gt (10000) is large, so small
-  // and medium have no non-ignored gt: -1. Large: the dt (area 6000, not large) is a tp where it
-  // matches and, unmatched outside the range, ignored at the other 7 thresholds (tp = fp = 0:
-  // precision 0): APl = 0.3, ARl = 0.3.
+  // the third threshold is exactly the double 0.6 (see ThresholdsAreNumpyLinspace), so the dt is a
+  // tp at 0.50, 0.55, 0.60 and an fp at 0.65 .. 0.95. AP = (3 * 1 / (1 + eps) + 7 * 0) / 10 = 0.3
+  // (rounding), AP50 = 1, AP75 = 0, recall 1 at 3 thresholds: AR = 0.3. Area ranges: the gt (10000)
+  // is large, so small and medium have no non-ignored gt: -1. Large: the dt (area 6000, not large)
+  // is a tp where it matches and, unmatched outside the range, ignored at the other 7 thresholds
+  // (tp = fp = 0: precision 0): APl = 0.3, ARl = 0.3.
   const CocoDataset gt = MakeGt({{1, {0, 0, 100, 100}, -1}});
   const std::vector<Detection> dets = {Det(1, {0, 0, 100, 60}, 0.7)};
-  ExpectStats(Eval(gt, dets), {0.3 * kOne, kOne, 0, -1, -1, 0.3 * kOne, 0.3, 0.3, 0.3, -1, -1, 0.3});
+  ExpectStats(Eval(gt, dets),
+              {0.3 * kOne, kOne, 0, -1, -1, 0.3 * kOne, 0.3, 0.3, 0.3, -1, -1, 0.3});
   // Check the per-threshold match decisions too.
   CocoEval e(gt, dets, IouType::kBbox);
   e.Run();
@@ -150,7 +155,8 @@ TEST(CocoEvalTest, DetectionOnACrowdRegionIsIgnored) {
   // fp = [0, 0] -> rc = [0, 1], pr = [0, 1 / (1 + eps)], envelope 1 / (1 + eps): AP = 1, only
   // gt 1 counts for recall. AR1: maxDets 1 keeps only A (ignored) -> recall 0.
   const CocoDataset gt = MakeGt({{1, {10, 10, 50, 50}, -1}, {1, {100, 100, 80, 80}, -1, true}});
-  const std::vector<Detection> dets = {Det(1, {110, 110, 20, 20}, 0.9), Det(1, {10, 10, 50, 50}, 0.8)};
+  const std::vector<Detection> dets = {Det(1, {110, 110, 20, 20}, 0.9),
+                                       Det(1, {10, 10, 50, 50}, 0.8)};
   ExpectStats(Eval(gt, dets), {kOne, kOne, kOne, -1, kOne, -1, 0, 1, 1, -1, 1, -1});
   // Not crowd: A's IoU with gt 2 is 400 / 6400 = 0.0625 -> an fp ahead of B's tp, and gt 2 is
   // never found: rc = [0, 0.5], pr = [0, 0.5]; recall points 0..0.5 (51 of them) read 0.5, the
@@ -166,7 +172,8 @@ TEST(CocoEvalTest, DetectionOnACrowdRegionIsIgnored) {
 TEST(CocoEvalTest, CrowdRegionMatchesManyDetections) {
   // Only a crowd gt: no non-ignored gt at all -> -1 everywhere; the detections on it are not fps.
   const CocoDataset gt = MakeGt({{1, {100, 100, 80, 80}, -1, true}});
-  const std::vector<Detection> dets = {Det(1, {110, 110, 20, 20}, 0.9), Det(1, {120, 120, 20, 20}, 0.8)};
+  const std::vector<Detection> dets = {Det(1, {110, 110, 20, 20}, 0.9),
+                                       Det(1, {120, 120, 20, 20}, 0.8)};
   CocoEval e(gt, dets, IouType::kBbox);
   e.Run();
   const EvalImage im = e.EvaluateImage(0, 0, 0);
@@ -183,7 +190,8 @@ TEST(CocoEvalTest, MaxDetsTruncation) {
   // per image counts: recall 1/3; AR10 = AR100 = 1. AP (maxDets 100) = 1 / (1 + eps) envelope:
   // precisions 1/(1+eps), 2/(2+eps), 3/(3+eps) -> the envelope at each is max to the right =
   // 1 / (1 + eps) (all round within 1e-15 of 1).
-  const CocoDataset gt = MakeGt({{1, {0, 0, 40, 40}, -1}, {1, {100, 0, 40, 40}, -1}, {1, {200, 0, 40, 40}, -1}});
+  const CocoDataset gt =
+      MakeGt({{1, {0, 0, 40, 40}, -1}, {1, {100, 0, 40, 40}, -1}, {1, {200, 0, 40, 40}, -1}});
   const std::vector<Detection> dets = {Det(1, {0, 0, 40, 40}, 0.9), Det(1, {100, 0, 40, 40}, 0.8),
                                        Det(1, {200, 0, 40, 40}, 0.7)};
   const CocoStats s = Eval(gt, dets);
@@ -210,7 +218,8 @@ TEST(CocoEvalTest, AreaRangesUseTheAnnotationAreaField) {
   // (50 x 50, 2500), large (100 x 100, 10000). Each range has its gt: APs = APm = APl = 1 and
   // ARs = ARm = ARl = 1. In each range the other two gts are ignored and the detections that
   // match them are ignored with them.
-  const CocoDataset gt = MakeGt({{1, {0, 0, 10, 10}, -1}, {1, {50, 50, 50, 50}, -1}, {1, {200, 200, 100, 100}, -1}});
+  const CocoDataset gt =
+      MakeGt({{1, {0, 0, 10, 10}, -1}, {1, {50, 50, 50, 50}, -1}, {1, {200, 200, 100, 100}, -1}});
   const std::vector<Detection> dets = {Det(1, {0, 0, 10, 10}, 0.9), Det(1, {50, 50, 50, 50}, 0.8),
                                        Det(1, {200, 200, 100, 100}, 0.7)};
   ExpectStats(Eval(gt, dets), {kOne, kOne, kOne, kOne, kOne, kOne, 1.0 / 3, 1, 1, 1, 1, 1});
@@ -218,24 +227,29 @@ TEST(CocoEvalTest, AreaRangesUseTheAnnotationAreaField) {
   // medium. Small: the gt is ignored, the dt (area w * h = 100, small) matches it and is
   // ignored: no non-ignored gt: -1. Medium: a tp: 1.
   const CocoDataset g2 = MakeGt({{1, {0, 0, 10, 10}, 2000}});
-  ExpectStats(Eval(g2, {Det(1, {0, 0, 10, 10}, 0.9)}), {kOne, kOne, kOne, -1, kOne, -1, 1, 1, 1, -1, 1, -1});
+  ExpectStats(Eval(g2, {Det(1, {0, 0, 10, 10}, 0.9)}),
+              {kOne, kOne, kOne, -1, kOne, -1, 1, 1, 1, -1, 1, -1});
   // Bounds are inclusive on both sides: area 1024 is small and medium.
   const CocoDataset g3 = MakeGt({{1, {0, 0, 32, 32}, -1}});
-  ExpectStats(Eval(g3, {Det(1, {0, 0, 32, 32}, 0.9)}), {kOne, kOne, kOne, kOne, kOne, -1, 1, 1, 1, 1, 1, -1});
+  ExpectStats(Eval(g3, {Det(1, {0, 0, 32, 32}, 0.9)}),
+              {kOne, kOne, kOne, kOne, kOne, -1, 1, 1, 1, 1, 1, -1});
   // An unmatched dt outside the range is ignored there: an fp [200,200,100,100] (area 10000)
   // scoring above the tp makes AP (all) the fp-first case, 0.5, but in "small" and "medium"
   // (10000 > 9216) it does not count: 1.
-  const std::vector<Detection> fp_first = {Det(1, {200, 200, 100, 100}, 0.95), Det(1, {0, 0, 32, 32}, 0.9)};
+  const std::vector<Detection> fp_first = {Det(1, {200, 200, 100, 100}, 0.95),
+                                           Det(1, {0, 0, 32, 32}, 0.9)};
   const CocoStats s = Eval(g3, fp_first);
-  EXPECT_NEAR(s.values[0], 0.5, 1e-12);  // all: fp ahead of tp, as above
+  EXPECT_NEAR(s.values[0], 0.5, 1e-12);   // all: fp ahead of tp, as above
   EXPECT_NEAR(s.values[3], kOne, 1e-12);  // small: the large fp is ignored
   EXPECT_NEAR(s.values[4], kOne, 1e-12);  // medium: 10000 > 9216, ignored too
 }
 
 TEST(CocoEvalTest, CategoriesAreAveraged) {
   // Category 1 perfect (AP 1), category 2 the fp-first case (AP 0.5): AP = 0.75.
-  const CocoDataset gt = MakeGt({{1, {10, 10, 50, 50}, -1, false, 1}, {1, {10, 10, 50, 50}, -1, false, 2}});
-  const std::vector<Detection> dets = {Det(1, {10, 10, 50, 50}, 0.9, 1), Det(1, {300, 300, 50, 50}, 0.9, 2),
+  const CocoDataset gt =
+      MakeGt({{1, {10, 10, 50, 50}, -1, false, 1}, {1, {10, 10, 50, 50}, -1, false, 2}});
+  const std::vector<Detection> dets = {Det(1, {10, 10, 50, 50}, 0.9, 1),
+                                       Det(1, {300, 300, 50, 50}, 0.9, 2),
                                        Det(1, {10, 10, 50, 50}, 0.8, 2)};
   const CocoStats s = Eval(gt, dets);
   EXPECT_NEAR(s.values[0], (kOne + 0.5) / 2, 1e-12);
@@ -287,17 +301,27 @@ TEST(CocoEvalTest, SummaryLayoutAndIouTypeNames) {
   s.values.fill(1.0);
   s.values[3] = -1;
   const std::string text = FormatCocoSummary(s);
-  EXPECT_NE(text.find(" Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 1.000\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          " Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets=100 ] = 1.000\n"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find(" Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 1.000\n"),
-            std::string::npos);
-  EXPECT_NE(text.find(" Average Precision  (AP) @[ IoU=0.50:0.95 | area= small | maxDets=100 ] = -1.000\n"),
-            std::string::npos);
-  EXPECT_NE(text.find(" Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ] = 1.000\n"),
-            std::string::npos);
-  EXPECT_NE(text.find(" Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ] = 1.000\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          " Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 1.000\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find(
+          " Average Precision  (AP) @[ IoU=0.50:0.95 | area= small | maxDets=100 ] = -1.000\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find(
+          " Average Recall     (AR) @[ IoU=0.50:0.95 | area=   all | maxDets=  1 ] = 1.000\n"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find(
+          " Average Recall     (AR) @[ IoU=0.50:0.95 | area= large | maxDets=100 ] = 1.000\n"),
+      std::string::npos);
   EXPECT_EQ(ParseIouType("segm"), IouType::kSegm);
   EXPECT_STREQ(IouTypeName(IouType::kBbox), "bbox");
   try {

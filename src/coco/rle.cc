@@ -53,7 +53,9 @@ std::vector<uint8_t> RleDecode(const Rle& r) {
   uint8_t v = 0;
   for (uint32_t c : r.counts) {
     const size_t end = std::min(a, pos + c);
-    if (v) std::fill(m.begin() + static_cast<std::ptrdiff_t>(pos), m.begin() + static_cast<std::ptrdiff_t>(end), 1);
+    if (v)
+      std::fill(m.begin() + static_cast<std::ptrdiff_t>(pos),
+                m.begin() + static_cast<std::ptrdiff_t>(end), 1);
     pos = end;
     v = !v;
   }
@@ -192,7 +194,8 @@ Rle RleFrPoly(const std::vector<double>& xy, int64_t h, int64_t w) {
   std::vector<int> u, v;
   size_t total = 0;
   for (size_t j = 0; j < k; ++j) {
-    total += static_cast<size_t>(std::max(std::abs(x[j] - x[j + 1]), std::abs(y[j] - y[j + 1]))) + 1;
+    total +=
+        static_cast<size_t>(std::max(std::abs(x[j] - x[j + 1]), std::abs(y[j] - y[j + 1]))) + 1;
   }
   u.reserve(total);
   v.reserve(total);

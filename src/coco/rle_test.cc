@@ -130,13 +130,15 @@ TEST(RleTest, MergeUnionAndIntersection) {
   std::mt19937 g(99);
   for (int i = 0; i < 100; ++i) {
     const int64_t h = 1 + static_cast<int64_t>(g() % 11), w = 1 + static_cast<int64_t>(g() % 11);
-    const auto a = RandomMask(&g, h, w, 0.4), b = RandomMask(&g, h, w, 0.6), c = RandomMask(&g, h, w, 0.5);
+    const auto a = RandomMask(&g, h, w, 0.4), b = RandomMask(&g, h, w, 0.6),
+               c = RandomMask(&g, h, w, 0.5);
     std::vector<uint8_t> uni(a.size()), inter(a.size());
     for (size_t j = 0; j < a.size(); ++j) {
       uni[j] = (a[j] | b[j] | c[j]) ? 1 : 0;
       inter[j] = (a[j] & b[j] & c[j]) ? 1 : 0;
     }
-    const std::vector<Rle> rs = {RleEncode(a.data(), h, w), RleEncode(b.data(), h, w), RleEncode(c.data(), h, w)};
+    const std::vector<Rle> rs = {RleEncode(a.data(), h, w), RleEncode(b.data(), h, w),
+                                 RleEncode(c.data(), h, w)};
     EXPECT_EQ(RleDecode(RleMerge(rs, false)), uni);
     EXPECT_EQ(RleDecode(RleMerge(rs, true)), inter);
     EXPECT_EQ(RleMerge({rs[0]}, false).counts, rs[0].counts);
@@ -159,7 +161,7 @@ TEST(RleTest, BboxIouWithAndWithoutCrowd) {
   EXPECT_DOUBLE_EQ(iou[1], 0.64);
   // Touching at x = 10: zero width, 0.
   EXPECT_EQ(iou[2], 0.0);
-  EXPECT_EQ(iou[3], 0.0);                // [0,0,4,4] vs [5,0,10,10]: apart
+  EXPECT_EQ(iou[3], 0.0);                 // [0,0,4,4] vs [5,0,10,10]: apart
   EXPECT_DOUBLE_EQ(iou[4], 16.0 / 16.0);  // crowd, dt inside: 16 / 16
   EXPECT_EQ(iou[5], 0.0);
   // Not crowd: 16 / 64. Empty iscrowd = no crowd.
@@ -172,7 +174,8 @@ TEST(RleTest, RleIouWithAndWithoutCrowd) {
   a[0] = a[1] = a[2] = a[3] = 1;
   b[0] = b[1] = 1;
   c[15] = 1;  // (3, 3): box disjoint from A's
-  const Rle ra = RleEncode(a.data(), 4, 4), rb = RleEncode(b.data(), 4, 4), rc = RleEncode(c.data(), 4, 4);
+  const Rle ra = RleEncode(a.data(), 4, 4), rb = RleEncode(b.data(), 4, 4),
+            rc = RleEncode(c.data(), 4, 4);
   const std::vector<double> iou = RleIou({ra, rb}, {rb, ra, rc}, {0, 0, 0});
   EXPECT_DOUBLE_EQ(iou[0], 0.5);  // 2 / 4
   EXPECT_DOUBLE_EQ(iou[1], 1.0);

@@ -47,7 +47,8 @@ int RunScoreCocoCommand(const ScoreCocoOptions& o, std::ostream& out, std::ostre
   const CocoStats stats = EvaluateDetections(gt, dets, type);
   if (o.json) {
     out << CocoScoreToJson(stats, type, static_cast<long long>(gt.images.size()),
-                           static_cast<long long>(gt.annotations.size()), static_cast<long long>(dets.size()))
+                           static_cast<long long>(gt.annotations.size()),
+                           static_cast<long long>(dets.size()))
                .dump(2)
         << "\n";
   } else {

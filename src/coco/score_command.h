@@ -15,8 +15,8 @@ namespace trainbench::coco {
 inline constexpr int kScoreCocoSchemaVersion = 1;
 
 struct ScoreCocoOptions {
-  std::string gt_file;         // COCO instances JSON (instances_val2017.json)
-  std::string results_file;    // COCO results JSON (a list of detections)
+  std::string gt_file;            // COCO instances JSON (instances_val2017.json)
+  std::string results_file;       // COCO results JSON (a list of detections)
   std::string iou_type = "bbox";  // bbox or segm
   bool json = false;
 };

@@ -1,7 +1,6 @@
 #include "compliance/check_command.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <sstream>
@@ -120,7 +119,8 @@ TEST(RunCheckCommand, HostileEntriesAreSkippedOrFailAloneAndTheOverallLineComes)
   CommandRun r = Check({dir}, "4.0.0");
   EXPECT_EQ(r.code, kExitPass) << r.out;
   EXPECT_NE(r.out.find(b + "result_2.txt: skipped: is a FIFO, not a regular file\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(Lines(r.out).back(), "overall: SUCCESS (2 logs checked against 4.0.0, all passed)");
   // trainbench-1.0's log sanity fails it, naming the line.
   r = Check({b + "result_1.txt"}, "trainbench-1.0");
@@ -128,7 +128,8 @@ TEST(RunCheckCommand, HostileEntriesAreSkippedOrFailAloneAndTheOverallLineComes)
   EXPECT_NE(r.out.find(b + "result_1.txt:32: error: a :::MLPv0.5.0 line in a log whose first "
                            "marked line (1) is :::MLLOG; the official checker ignores it "
                            "[trainbench log sanity, not an official rule]"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 TEST(RunCheckCommand, DefaultRulesetIsTrainbench) {

@@ -103,9 +103,7 @@ bool PyEqual(const Json& a, const Json& b) {
 }
 
 // The text a value stands for in a lookup table: strings as they are, other scalars as JSON.
-std::string LookupText(const Json& v) {
-  return v.is_string() ? v.get<std::string>() : DumpJson(v);
-}
+std::string LookupText(const Json& v) { return v.is_string() ? v.get<std::string>() : DumpJson(v); }
 
 std::string LineList(const std::vector<const core::LogRecord*>& recs) {
   std::ostringstream os;
@@ -260,8 +258,8 @@ class Engine {
       for (const char* field : {"epoch_num", "first_epoch_num", "epoch_count"}) {
         auto it = r.metadata.find(field);
         if (it == r.metadata.end()) continue;
-        const std::optional<double> v = it->is_number() ? std::optional<double>(it->get<double>())
-                                                        : std::nullopt;
+        const std::optional<double> v =
+            it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
         if (!v || !(*v >= 0 && *v <= kMaxEpochNumber) || std::nearbyint(*v) != *v) {
           AddSanityError(r.key,
                          r.key + ": metadata." + field + " " + DumpJson(*it) +
@@ -343,8 +341,8 @@ class Engine {
     bool in = false;
     if (v.is_object()) {
       if (!c.contains.is_string()) {
-        *why = what + " is an object, whose keys are strings; " + DumpJson(c.contains) +
-               " is not one";
+        *why =
+            what + " is an object, whose keys are strings; " + DumpJson(c.contains) + " is not one";
         return Outcome::kFail;
       }
       in = v.contains(c.contains.get<std::string>());
@@ -355,8 +353,7 @@ class Engine {
         *why = what + " is a string; only a string can be looked for in it";
         return Outcome::kTypeError;
       }
-      in = v.get_ref<const std::string&>().find(c.contains.get<std::string>()) !=
-           std::string::npos;
+      in = v.get_ref<const std::string&>().find(c.contains.get<std::string>()) != std::string::npos;
     } else {
       *why = what + " is " + TypeOf(v) + ", which contains nothing";
       return Outcome::kTypeError;
@@ -635,8 +632,8 @@ class Engine {
     }
     if (lines.size() > 5) values += ", ... " + std::to_string(lines.size() - 5) + " more";
     AddError(file, a.line, rule.key,
-             rule.key + ": no line passes " + describe + "; values: " + values, lines.back(),
-             &rule, Kind::kTarget);
+             rule.key + ": no line passes " + describe + "; values: " + values, lines.back(), &rule,
+             Kind::kTarget);
   }
 
   void CheckOccurs(const RuleFile& file, const Rule& rule,

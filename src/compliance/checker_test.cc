@@ -339,7 +339,8 @@ TEST(Checks, LengthContainsAndFieldPaths) {
   EXPECT_TRUE(CheckLog(LogOf({{"a", Json{{"BBOX", 0.4}, {"SEGM", 0.3}}}}), has).passed());
   EXPECT_TRUE(CheckLog(LogOf({{"a", Json::array({"BBOX"})}}), has).passed());
   EXPECT_TRUE(CheckLog(LogOf({{"a", "xBBOXx"}}), has).passed());  // Python: a substring
-  EXPECT_TRUE(HasError(CheckLog(LogOf({{"a", Json{{"bbox", 0.4}}}}), has), "a", "does not contain"));
+  EXPECT_TRUE(
+      HasError(CheckLog(LogOf({{"a", Json{{"bbox", 0.4}}}}), has), "a", "does not contain"));
   EXPECT_TRUE(HasError(CheckLog(LogOf({{"a", 0.4}}), has), "a", "which contains nothing"));
   Ruleset member = OneCheck("range: {ge: 0.377}\n        field: value.BBOX");
   EXPECT_TRUE(CheckLog(LogOf({{"a", Json{{"BBOX", 0.4}}}}), member).passed());
@@ -365,7 +366,8 @@ TEST(Checks, IsIntegerAsTheOfficialExpressions) {
   EXPECT_TRUE(HasError(CheckLog(LogOf({{"a", 0.0}}), power), "a", "is undefined"));
   EXPECT_TRUE(HasError(CheckLog(LogOf({{"a", "0.0002"}}), power), "a", "not a number"));
   // is_integer(10 * (v[1] / 50.0 - 1)): SSD's second decay boundary.
-  Ruleset ssd = OneCheck("is_integer: {divide_by: 50.0, add: -1, times: 10}\n        field: value[1]");
+  Ruleset ssd =
+      OneCheck("is_integer: {divide_by: 50.0, add: -1, times: 10}\n        field: value[1]");
   EXPECT_TRUE(CheckLog(LogOf({{"a", Json::array({44, 55})}}), ssd).passed());
   EXPECT_FALSE(CheckLog(LogOf({{"a", Json::array({44, 54})}}), ssd).passed());
   EXPECT_EQ(ssd.files.at("common.yaml")[0].rules[0].checks[0].Describe(),
@@ -526,10 +528,12 @@ TEST(AtLeastOne, ChecksStopAtTheFirstFailureAsPythonsAnd) {
         field: value.SEGM
 )");
   // BBOX below its target: SEGM is never looked at (no error for its absence).
-  CheckReport below = CheckLog(LogOf({{"acc", Json{{"BBOX", 0.3}}}, {"acc", Json{{"BBOX", 0.4}, {"SEGM", 0.4}}}}), rs);
+  CheckReport below = CheckLog(
+      LogOf({{"acc", Json{{"BBOX", 0.3}}}, {"acc", Json{{"BBOX", 0.4}, {"SEGM", 0.4}}}}), rs);
   EXPECT_TRUE(below.passed()) << Dump(below);
   // BBOX reached, SEGM missing: the official checker stops with a KeyError.
-  CheckReport missing = CheckLog(LogOf({{"acc", Json{{"BBOX", 0.4}}}, {"acc", Json{{"BBOX", 0.4}, {"SEGM", 0.4}}}}), rs);
+  CheckReport missing = CheckLog(
+      LogOf({{"acc", Json{{"BBOX", 0.4}}}, {"acc", Json{{"BBOX", 0.4}, {"SEGM", 0.4}}}}), rs);
   EXPECT_TRUE(HasError(missing, "acc", "value.SEGM is missing")) << Dump(missing);
   // A number where the object is expected: the official TypeError.
   EXPECT_TRUE(HasError(CheckLog(LogOf({{"acc", 0.4}}), rs), "acc", "value.BBOX is missing"));
@@ -664,24 +668,24 @@ TEST(Log, MalformedLegacyAndEmptyLogsFail) {
 // One MLLOG line with a raw time_ms text and event type.
 std::string Line(const std::string& time_ms, const std::string& type, const std::string& key,
                  const std::string& value, const std::string& metadata = "{}") {
-  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + time_ms + ", \"event_type\": \"" +
-         type + "\", \"key\": \"" + key + "\", \"value\": " + value +
-         ", \"metadata\": " + metadata + "}\n";
+  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": " + time_ms + ", \"event_type\": \"" + type +
+         "\", \"key\": \"" + key + "\", \"value\": " + value + ", \"metadata\": " + metadata +
+         "}\n";
 }
 
 TEST(LogSanity, ImplausibleTimesEpochsIntervalValuesAndSplicedLinesFailNamingLineAndKey) {
   // Each passed `check` before (#41); the official checker accepts them all, so they are
   // trainbench's own findings, only under a ruleset with log_sanity.
   const std::string text =
-      Line("1700000000000", "INTERVAL_START", "run_start", "null") +                     // 1
-      Line("-1e29", "INTERVAL_END", "epoch_stop", "null", "{\"epoch_num\": 1}") +        // 2
-      Line("0", "POINT_IN_TIME", "eval_accuracy", "0.5", "{\"epoch_num\": 1}") +         // 3
-      Line("1.8e19", "POINT_IN_TIME", "eval_accuracy", "0.6", "{\"epoch_num\": 2}") +    // 4
+      Line("1700000000000", "INTERVAL_START", "run_start", "null") +                   // 1
+      Line("-1e29", "INTERVAL_END", "epoch_stop", "null", "{\"epoch_num\": 1}") +      // 2
+      Line("0", "POINT_IN_TIME", "eval_accuracy", "0.5", "{\"epoch_num\": 1}") +       // 3
+      Line("1.8e19", "POINT_IN_TIME", "eval_accuracy", "0.6", "{\"epoch_num\": 2}") +  // 4
       Line("1700000000005", "INTERVAL_START", "epoch_start", "null",
-           "{\"epoch_num\": 1e308}") +                                                   // 5
+           "{\"epoch_num\": 1e308}") +  // 5
       Line("1700000000006", "INTERVAL_START", "block_start", "[1, 2]",
-           "{\"first_epoch_num\": 2.5}") +                                               // 6
-      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:5) run_stop: {\"success\": true}\n" +       // 7
+           "{\"first_epoch_num\": 2.5}") +                                           // 6
+      ":::MLPv0.5.0 resnet 1541638799.0 (x.py:5) run_stop: {\"success\": true}\n" +  // 7
       Line("1700000000009", "INTERVAL_END", "run_stop", "null", "{\"status\": \"success\"}");
   Ruleset rs = Rules("  - key: run_start\n    occurs: EXACTLY_ONE\n");
   CheckReport official = CheckLog(LogOfText(text), rs);
@@ -696,8 +700,7 @@ TEST(LogSanity, ImplausibleTimesEpochsIntervalValuesAndSplicedLinesFailNamingLin
   }
   const std::string range = " is not a time between 2000-01-01 and 2200-01-01 (ms since 1970)";
   EXPECT_EQ(got, (std::vector<std::string>{
-                     "2 epoch_stop: time_ms -1e+29" + range,
-                     "3 eval_accuracy: time_ms 0.0" + range,
+                     "2 epoch_stop: time_ms -1e+29" + range, "3 eval_accuracy: time_ms 0.0" + range,
                      "4 eval_accuracy: time_ms 1.8e+19" + range,
                      "5 epoch_start: metadata.epoch_num 1e+308 is not a whole number from 0 to "
                      "1000000000",
@@ -711,7 +714,8 @@ TEST(LogSanity, ImplausibleTimesEpochsIntervalValuesAndSplicedLinesFailNamingLin
   const std::string report = Dump(r);
   EXPECT_NE(report.find("test.log:2: error: epoch_stop: time_ms -1e+29" + range +
                         " [trainbench log sanity, not an official rule]"),
-            std::string::npos) << report;
+            std::string::npos)
+      << report;
 }
 
 TEST(LogSanity, OnInTrainbenchsRulesetOffInTheOfficialMirrors) {

@@ -125,7 +125,8 @@ TEST(DefinitionsConsistency, ClosedRulesDemandTheDefinitionsFixedValues) {
       std::map<std::string, const core::HyperparameterDef*> by_mllog;
       for (const auto& h : s.hyperparameters) {
         if (!h.mllog.empty()) {
-          EXPECT_TRUE(by_mllog.emplace(h.mllog, &h).second) << def.name << " " << scale << ": two hyperparameters log " << h.mllog;
+          EXPECT_TRUE(by_mllog.emplace(h.mllog, &h).second)
+              << def.name << " " << scale << ": two hyperparameters log " << h.mllog;
         }
       }
       for (const auto& [file, rule_files] : rs.files) {
@@ -145,7 +146,8 @@ TEST(DefinitionsConsistency, ClosedRulesDemandTheDefinitionsFixedValues) {
               } else if (r.key == "global_batch_size") {
                 h = s.Find("batch_size");
               } else {
-                EXPECT_TRUE(kDerived.count(r.key)) << where << ": no hyperparameter of the definition has mllog: " << r.key;
+                EXPECT_TRUE(kDerived.count(r.key))
+                    << where << ": no hyperparameter of the definition has mllog: " << r.key;
                 continue;
               }
               ASSERT_NE(h, nullptr) << where;
@@ -188,7 +190,8 @@ TEST(DefinitionsConsistency, EveryBenchmarkHasItsDivisionRules) {
     }
     for (const auto& def : core::LoadAllBenchmarks(root + "/configs/benchmarks")) {
       EXPECT_NE(std::find(listed.begin(), listed.end(), Json(def.log_name)), listed.end())
-          << division << "_common.yaml: submission_benchmark does not list " << def.log_name << " (" << def.name << ")";
+          << division << "_common.yaml: submission_benchmark does not list " << def.log_name << " ("
+          << def.name << ")";
       EXPECT_NE(rs.Find(std::string(division) + "_" + def.log_name + ".yaml"), nullptr)
           << "no " << division << "_" << def.log_name << ".yaml for " << def.name;
       ++checked;

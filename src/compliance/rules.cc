@@ -250,8 +250,7 @@ class Parser {
         throw Fail(kind_val, "is_integer: expected a map such as {divide_by: 0.001}");
       }
       OnlyFields(kind_val, "is_integer", {"divide_by", "log2", "add", "times"});
-      c.divide_by =
-          Number(Required(kind_val, "divide_by", "is_integer"), "is_integer.divide_by");
+      c.divide_by = Number(Required(kind_val, "divide_by", "is_integer"), "is_integer.divide_by");
       if (c.divide_by == 0) throw Fail(kind_val["divide_by"], "is_integer.divide_by: not 0");
       if (kind_val["log2"].IsDefined()) c.log2 = Bool(kind_val["log2"], "is_integer.log2");
       if (kind_val["add"].IsDefined()) c.add = Number(kind_val["add"], "is_integer.add");
@@ -368,10 +367,9 @@ class Parser {
 
   Rule ParseRule(const YAML::Node& n) const {
     if (!n.IsMap()) throw Fail(n, "a rule is a map with at least \"key\" and \"occurs\"");
-    OnlyFields(
-        n, "a rule",
-        {"key", "occurs", "note", "duplicates", "first_only", "takes_over_target", "checks",
-         "at_least_one", "include"});
+    OnlyFields(n, "a rule",
+               {"key", "occurs", "note", "duplicates", "first_only", "takes_over_target", "checks",
+                "at_least_one", "include"});
     Rule r;
     r.line = n.Mark().line + 1;
     r.key = String(Required(n, "key", "a rule"), "key");
@@ -487,8 +485,8 @@ bool IsFieldPath(const std::string& f) {
   if (f.rfind("value[", 0) == 0 && f.size() > 7 && f.back() == ']') {
     std::string digits = f.substr(6, f.size() - 7);
     return digits.size() <= 9 && std::all_of(digits.begin(), digits.end(), [](char ch) {
-      return std::isdigit(static_cast<unsigned char>(ch));
-    });
+             return std::isdigit(static_cast<unsigned char>(ch));
+           });
   }
   return false;
 }

@@ -71,7 +71,7 @@ enum class CheckKind {
 // is_integer) look at `field`.
 struct Check {
   CheckKind kind = CheckKind::kType;
-  int line = 0;                   // line in the rule file
+  int line = 0;  // line in the rule file
   // "value", "value.<name>" (a field of an object value), "value[<i>]" (an element of a list
   // value) or "metadata.<name>".
   std::string field = "value";
@@ -87,7 +87,7 @@ struct Check {
   // `log2`, computed in that order (as the official Python expressions).
   double divide_by = 1, add = 0, times = 1;
   bool log2 = false;
-  std::vector<std::string> names;        // metadata fields or log keys
+  std::vector<std::string> names;  // metadata fields or log keys
 
   // kTimeSinceFirst: (time_ms of this line) - (earliest time_ms of the `since_key` lines
   // before it) must be < the limit. The limit is `limit_minutes`, or, when `limit_key` is

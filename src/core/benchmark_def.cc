@@ -78,7 +78,10 @@ class Reader {
       throw Fail(parent, path + key, "missing");
     }
     Json j = n.IsScalar() ? YamlScalarToJson(n) : Json();
-    if (!j.is_number()) throw Fail(n, path + key, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "\"");
+    if (!j.is_number())
+      throw Fail(n, path + key,
+                 "expected a number, got \"" +
+                     (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "\"");
     return j.get<double>();
   }
   int Int(const YAML::Node& parent, const std::string& path, const char* key,
@@ -110,7 +113,8 @@ HyperparameterDef ReadHyperparameter(const Reader& r, const std::string& name, c
   if (!n.IsMap()) throw r.Fail(n, path + name, "expected a map with at least `value` and `type`");
   h.type = r.Str(n, p, "type");
   if (h.type != "int" && h.type != "float" && h.type != "bool" && h.type != "string") {
-    throw r.Fail(n["type"], p + "type", "must be int, float, bool or string, not \"" + h.type + "\"");
+    throw r.Fail(n["type"], p + "type",
+                 "must be int, float, bool or string, not \"" + h.type + "\"");
   }
   h.reference = YamlToJson(r.Required(n, p, "value"));
   if (h.type == "float" && h.reference.is_number_integer()) h.reference = h.reference.get<double>();
@@ -120,8 +124,10 @@ HyperparameterDef ReadHyperparameter(const Reader& r, const std::string& name, c
   std::string empty;
   h.help = r.Str(n, p, "help", &empty);
   h.mllog = r.Str(n, p, "mllog", &empty);
-  if (!h.mllog.empty() && h.mllog.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
-    throw r.Fail(n["mllog"], p + "mllog", "an MLLOG key is lower case letters, digits and _, not \"" + h.mllog + "\"");
+  if (!h.mllog.empty() &&
+      h.mllog.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+    throw r.Fail(n["mllog"], p + "mllog",
+                 "an MLLOG key is lower case letters, digits and _, not \"" + h.mllog + "\"");
   }
   if (n["min"].IsDefined()) h.min = r.Num(n, p, "min");
   if (n["max"].IsDefined()) h.max = r.Num(n, p, "max");
@@ -166,7 +172,8 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
     for (const auto& kv : st) {
       const std::string name = kv.first.Scalar();
       if (name.empty() || name == s.metric) {
-        throw r.Fail(kv.first, p + "secondary_targets", "\"" + name + "\" is not a metric name other than `metric`");
+        throw r.Fail(kv.first, p + "secondary_targets",
+                     "\"" + name + "\" is not a metric name other than `metric`");
       }
       s.secondary_targets.emplace_back(name, r.Num(st, p + "secondary_targets.", name.c_str()));
     }
@@ -174,19 +181,23 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
   s.runs_per_result = r.Int(n, p, "runs_per_result");
   s.converged_runs_used = r.Int(n, p, "converged_runs_used", 0);
   if (s.converged_runs_used < 0 || s.converged_runs_used > s.runs_per_result) {
-    throw r.Fail(n["converged_runs_used"], p + "converged_runs_used", "must be between 0 and runs_per_result");
+    throw r.Fail(n["converged_runs_used"], p + "converged_runs_used",
+                 "must be between 0 and runs_per_result");
   }
   s.eval_every_epochs = r.Int(n, p, "eval_every_epochs", 1);
   s.max_epochs = r.Int(n, p, "max_epochs");
   s.reference_time_minutes = r.Num(n, p, "reference_time_minutes", 0.0);
   s.reference_time_note = r.Str(n, p, "reference_time_note", &empty);
-  if (s.runs_per_result < 1) throw r.Fail(n["runs_per_result"], p + "runs_per_result", "must be >= 1");
-  if (s.eval_every_epochs < 1) throw r.Fail(n["eval_every_epochs"], p + "eval_every_epochs", "must be >= 1");
+  if (s.runs_per_result < 1)
+    throw r.Fail(n["runs_per_result"], p + "runs_per_result", "must be >= 1");
+  if (s.eval_every_epochs < 1)
+    throw r.Fail(n["eval_every_epochs"], p + "eval_every_epochs", "must be >= 1");
   if (s.max_epochs < 1) throw r.Fail(n["max_epochs"], p + "max_epochs", "must be >= 1");
   YAML::Node hp = r.Required(n, p, "hyperparameters");
   if (!hp.IsMap()) throw r.Fail(hp, p + "hyperparameters", "expected a map");
   for (const auto& kv : hp) {
-    s.hyperparameters.push_back(ReadHyperparameter(r, kv.first.Scalar(), kv.second, p + "hyperparameters."));
+    s.hyperparameters.push_back(
+        ReadHyperparameter(r, kv.first.Scalar(), kv.second, p + "hyperparameters."));
   }
   return s;
 }
@@ -267,7 +278,8 @@ BenchmarkDef LoadBenchmarkDef(const std::string& path) {
 std::vector<BenchmarkDef> LoadAllBenchmarks(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw FileError(dir, 0, "benchmark definitions directory not found");
+  if (!fs::is_directory(dir, ec))
+    throw FileError(dir, 0, "benchmark definitions directory not found");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() == ".yaml") files.push_back(e.path().string());
@@ -299,7 +311,8 @@ std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>
   return out;
 }
 
-ResolvedConfig ResolveConfig(const ScaleDef& scale, const std::map<std::string, std::string>& overrides,
+ResolvedConfig ResolveConfig(const ScaleDef& scale,
+                             const std::map<std::string, std::string>& overrides,
                              Division division) {
   ResolvedConfig out;
   out.requested = Json::object();
@@ -318,17 +331,24 @@ ResolvedConfig ResolveConfig(const ScaleDef& scale, const std::map<std::string, 
     if (it != overrides.end()) {
       v = ParseValue(h, it->second);
       std::string where = "configuration key \"" + h.name + "\" = " + it->second + ": ";
-      if (h.min && v.get<double>() < *h.min) throw Error(where + "below the minimum " + JsonText(Json(*h.min)));
-      if (h.max && v.get<double>() > *h.max) throw Error(where + "above the maximum " + JsonText(Json(*h.max)));
-      if (!h.allowed.empty() && !InList(h.allowed, v)) throw Error(where + "not one of " + ListText(h.allowed));
+      if (h.min && v.get<double>() < *h.min)
+        throw Error(where + "below the minimum " + JsonText(Json(*h.min)));
+      if (h.max && v.get<double>() > *h.max)
+        throw Error(where + "above the maximum " + JsonText(Json(*h.max)));
+      if (!h.allowed.empty() && !InList(h.allowed, v))
+        throw Error(where + "not one of " + ListText(h.allowed));
       if (division == Division::kClosed) {
         std::string cw = where + "closed division: ";
         if (h.closed_fixed && v != h.reference &&
-            !(v.is_number() && h.reference.is_number() && v.get<double>() == h.reference.get<double>())) {
-          throw Error(cw + "fixed at the reference value " + JsonText(h.reference) + " (use --division open)");
+            !(v.is_number() && h.reference.is_number() &&
+              v.get<double>() == h.reference.get<double>())) {
+          throw Error(cw + "fixed at the reference value " + JsonText(h.reference) +
+                      " (use --division open)");
         }
-        if (h.closed_min && v.get<double>() < *h.closed_min) throw Error(cw + "below " + JsonText(Json(*h.closed_min)));
-        if (h.closed_max && v.get<double>() > *h.closed_max) throw Error(cw + "above " + JsonText(Json(*h.closed_max)));
+        if (h.closed_min && v.get<double>() < *h.closed_min)
+          throw Error(cw + "below " + JsonText(Json(*h.closed_min)));
+        if (h.closed_max && v.get<double>() > *h.closed_max)
+          throw Error(cw + "above " + JsonText(Json(*h.closed_max)));
         if (!h.closed_allowed.empty() && !InList(h.closed_allowed, v)) {
           throw Error(cw + "not one of " + ListText(h.closed_allowed));
         }

@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "core/json.h"
 
@@ -96,7 +96,8 @@ std::map<std::string, std::string> ParseOverrides(const std::vector<std::string>
 // Applies `overrides` (key -> text as given on the command line) to the scale's reference
 // hyperparameters. Throws core::Error naming the key for an unknown key, a value of the wrong
 // type, out of range, or not allowed in the division.
-ResolvedConfig ResolveConfig(const ScaleDef& scale, const std::map<std::string, std::string>& overrides,
+ResolvedConfig ResolveConfig(const ScaleDef& scale,
+                             const std::map<std::string, std::string>& overrides,
                              Division division);
 
 }  // namespace trainbench::core

@@ -65,8 +65,9 @@ TEST(BenchmarkDef, LoadsAllFields) {
 }
 
 TEST(BenchmarkDef, ErrorsNameTheFileLineAndKey) {
-  std::string p = WriteTemp("bad.yaml", "name: toy\nlog_name: resnet\nscales:\n  mini:\n    dataset: d\n"
-                                        "    metric: top1\n    quality_target: high\n");
+  std::string p = WriteTemp("bad.yaml",
+                            "name: toy\nlog_name: resnet\nscales:\n  mini:\n    dataset: d\n"
+                            "    metric: top1\n    quality_target: high\n");
   std::string e = ErrorOf([&] { LoadBenchmarkDef(p); });
   EXPECT_NE(e.find(p + ":7"), std::string::npos) << e;
   EXPECT_NE(e.find("scales.mini.quality_target"), std::string::npos) << e;
@@ -100,24 +101,29 @@ TEST(BenchmarkDef, RefusesAnAliasBombAndADirectory) {
 }
 
 TEST(BenchmarkDef, ReadsSecondaryTargetsInOrderAndRejectsBadOnes) {
-  std::string head = "name: toy\nlog_name: maskrcnn\nscales:\n  mini:\n    dataset: d\n    metric: bbox_map\n"
-                     "    quality_target: 0.3\n    runs_per_result: 5\n    max_epochs: 3\n";
-  BenchmarkDef d = LoadBenchmarkDef(WriteTemp("two.yaml", head + "    secondary_targets: {segm_map: 0.25, x: 1}\n"
-                                                                 "    hyperparameters: {}\n"));
+  std::string head =
+      "name: toy\nlog_name: maskrcnn\nscales:\n  mini:\n    dataset: d\n    metric: bbox_map\n"
+      "    quality_target: 0.3\n    runs_per_result: 5\n    max_epochs: 3\n";
+  BenchmarkDef d = LoadBenchmarkDef(
+      WriteTemp("two.yaml", head + "    secondary_targets: {segm_map: 0.25, x: 1}\n"
+                                   "    hyperparameters: {}\n"));
   const auto& t = d.Scale("mini").secondary_targets;
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].first, "segm_map");
   EXPECT_DOUBLE_EQ(t[0].second, 0.25);
   EXPECT_EQ(t[1].first, "x");
   EXPECT_TRUE(LoadBenchmarkDef(WriteTemp("one.yaml", head + "    hyperparameters: {}\n"))
-                  .Scale("mini").secondary_targets.empty());
-  std::string p = WriteTemp("badt.yaml", head + "    secondary_targets: {segm_map: high}\n    hyperparameters: {}\n");
+                  .Scale("mini")
+                  .secondary_targets.empty());
+  std::string p = WriteTemp(
+      "badt.yaml", head + "    secondary_targets: {segm_map: high}\n    hyperparameters: {}\n");
   std::string e = ErrorOf([&] { LoadBenchmarkDef(p); });
   EXPECT_NE(e.find("scales.mini.secondary_targets.segm_map"), std::string::npos) << e;
   EXPECT_NE(e.find(p + ":10"), std::string::npos) << e;
   p = WriteTemp("badt2.yaml", head + "    secondary_targets: [0.25]\n    hyperparameters: {}\n");
   EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("expected a map"), std::string::npos);
-  p = WriteTemp("badt3.yaml", head + "    secondary_targets: {bbox_map: 0.2}\n    hyperparameters: {}\n");
+  p = WriteTemp("badt3.yaml",
+                head + "    secondary_targets: {bbox_map: 0.2}\n    hyperparameters: {}\n");
   EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("other than `metric`"), std::string::npos);
 }
 
@@ -134,15 +140,23 @@ TEST(ResolveConfig, AppliesAndValidatesOverrides) {
   auto err = [&](std::map<std::string, std::string> o, Division d) {
     return ErrorOf([&] { ResolveConfig(s, o, d); });
   };
-  EXPECT_NE(err({{"nope", "1"}}, Division::kClosed).find("unknown configuration key \"nope\""), std::string::npos);
-  EXPECT_NE(err({{"batch_size", "12x"}}, Division::kClosed).find("not a valid int"), std::string::npos);
-  EXPECT_NE(err({{"batch_size", "0"}}, Division::kOpen).find("below the minimum"), std::string::npos);
-  EXPECT_NE(err({{"batch_size", "8"}}, Division::kClosed).find("closed division: below 16"), std::string::npos);
-  EXPECT_NE(err({{"width", "32"}}, Division::kClosed).find("fixed at the reference value 16"), std::string::npos);
-  EXPECT_NE(err({{"opt_name", "adam"}}, Division::kClosed).find("not one of {sgd, lars}"), std::string::npos);
+  EXPECT_NE(err({{"nope", "1"}}, Division::kClosed).find("unknown configuration key \"nope\""),
+            std::string::npos);
+  EXPECT_NE(err({{"batch_size", "12x"}}, Division::kClosed).find("not a valid int"),
+            std::string::npos);
+  EXPECT_NE(err({{"batch_size", "0"}}, Division::kOpen).find("below the minimum"),
+            std::string::npos);
+  EXPECT_NE(err({{"batch_size", "8"}}, Division::kClosed).find("closed division: below 16"),
+            std::string::npos);
+  EXPECT_NE(err({{"width", "32"}}, Division::kClosed).find("fixed at the reference value 16"),
+            std::string::npos);
+  EXPECT_NE(err({{"opt_name", "adam"}}, Division::kClosed).find("not one of {sgd, lars}"),
+            std::string::npos);
   EXPECT_NE(err({{"flag", "maybe"}}, Division::kOpen).find("not a valid bool"), std::string::npos);
   // The open division lifts the closed rules, not the hard bounds.
-  EXPECT_EQ(ResolveConfig(s, {{"width", "32"}, {"batch_size", "8"}}, Division::kOpen).effective["width"], 32);
+  EXPECT_EQ(
+      ResolveConfig(s, {{"width", "32"}, {"batch_size", "8"}}, Division::kOpen).effective["width"],
+      32);
   // Setting a fixed key to its reference value is allowed in the closed division.
   EXPECT_EQ(ResolveConfig(s, {{"width", "16"}}, Division::kClosed).effective["width"], 16);
 }
@@ -157,11 +171,13 @@ TEST(BenchmarkDef, TextThatIsNotUtf8IsAnErrorNamingTheLineOrKey) {
   const ScaleDef s = LoadBenchmarkDef(WriteTemp("good.yaml", kGood)).Scale("mini");
   e = ErrorOf([&] { ResolveConfig(s, {{"opt_name", "caf\xe9"}}, Division::kOpen); });
   EXPECT_NE(e.find("configuration key \"opt_name\": value is not text: invalid UTF-8"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
 }
 
 TEST(BenchmarkDef, ShippedDefinitionsLoadAndTheirReferencesAreClosedCompliant) {
-  for (const auto& d : LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
+  for (const auto& d :
+       LoadAllBenchmarks(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks")) {
     for (const auto& [name, s] : d.scales) {
       EXPECT_NO_THROW(ResolveConfig(s, {}, Division::kClosed)) << d.name << " " << name;
       std::map<std::string, std::string> all;  // every reference value, given explicitly

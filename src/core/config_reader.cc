@@ -10,7 +10,9 @@ Error ConfigReader::KeyError(const std::string& key, const std::string& message)
   return Error("configuration key \"" + key + "\": " + message);
 }
 
-bool ConfigReader::Has(const std::string& key) const { return config_.is_object() && config_.contains(key); }
+bool ConfigReader::Has(const std::string& key) const {
+  return config_.is_object() && config_.contains(key);
+}
 
 const Json& ConfigReader::Raw(const std::string& key) const {
   if (!Has(key)) throw KeyError(key, "missing from the configuration");
@@ -20,7 +22,8 @@ const Json& ConfigReader::Raw(const std::string& key) const {
 int64_t ConfigReader::Int(const std::string& key) const {
   const Json& v = Raw(key);
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+  if (v.is_number_unsigned() &&
+      v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     return v.get<int64_t>();
   }
   throw KeyError(key, "expected an integer, got " + v.dump());
@@ -52,7 +55,8 @@ std::string ConfigReader::String(const std::string& key) const {
   throw KeyError(key, "expected a string, got " + v.dump());
 }
 
-std::string ConfigReader::OneOf(const std::string& key, const std::vector<std::string>& allowed) const {
+std::string ConfigReader::OneOf(const std::string& key,
+                                const std::vector<std::string>& allowed) const {
   std::string v = String(key);
   for (const std::string& a : allowed) {
     if (v == a) return v;

@@ -17,7 +17,8 @@ std::string ErrorOf(const std::function<void()>& f) {
 }
 
 TEST(ConfigReader, ReadsEachType) {
-  const Json c = Json::parse(R"({"n": 3, "big": 5000000000, "x": 0.5, "one": 1, "b": true, "s": "sgd", "l": [1, 2]})");
+  const Json c = Json::parse(
+      R"({"n": 3, "big": 5000000000, "x": 0.5, "one": 1, "b": true, "s": "sgd", "l": [1, 2]})");
   ConfigReader r(c);
   EXPECT_EQ(r.Int("n"), 3);
   EXPECT_EQ(r.Int("big"), 5000000000LL);
@@ -32,19 +33,26 @@ TEST(ConfigReader, ReadsEachType) {
 }
 
 TEST(ConfigReader, ErrorsNameTheKeyAndTheValue) {
-  const Json c = Json::parse(R"({"n": "3", "x": "half", "b": 1, "s": 2, "f": 1.5, "big": 5000000000})");
+  const Json c =
+      Json::parse(R"({"n": "3", "x": "half", "b": 1, "s": 2, "f": 1.5, "big": 5000000000})");
   ConfigReader r(c);
-  EXPECT_EQ(ErrorOf([&] { r.Int("n"); }), "configuration key \"n\": expected an integer, got \"3\"");
+  EXPECT_EQ(ErrorOf([&] { r.Int("n"); }),
+            "configuration key \"n\": expected an integer, got \"3\"");
   EXPECT_EQ(ErrorOf([&] { r.Int("f"); }), "configuration key \"f\": expected an integer, got 1.5");
   EXPECT_EQ(ErrorOf([&] { r.Int32("big"); }),
             "configuration key \"big\": expected an integer that fits 32 bits, got 5000000000");
-  EXPECT_EQ(ErrorOf([&] { r.Float("x"); }), "configuration key \"x\": expected a number, got \"half\"");
-  EXPECT_EQ(ErrorOf([&] { r.Bool("b"); }), "configuration key \"b\": expected true or false, got 1");
+  EXPECT_EQ(ErrorOf([&] { r.Float("x"); }),
+            "configuration key \"x\": expected a number, got \"half\"");
+  EXPECT_EQ(ErrorOf([&] { r.Bool("b"); }),
+            "configuration key \"b\": expected true or false, got 1");
   EXPECT_EQ(ErrorOf([&] { r.String("s"); }), "configuration key \"s\": expected a string, got 2");
-  EXPECT_EQ(ErrorOf([&] { r.Int("missing"); }), "configuration key \"missing\": missing from the configuration");
+  EXPECT_EQ(ErrorOf([&] { r.Int("missing"); }),
+            "configuration key \"missing\": missing from the configuration");
   const Json p = Json::parse(R"({"precision": "fp8", "ok": "bf16"})");
   EXPECT_EQ(ConfigReader(p).OneOf("ok", {"fp32", "bf16", "fp16"}), "bf16");
-  EXPECT_EQ(ErrorOf([&] { ConfigReader(p).OneOf("precision", {"fp32", "bf16", "fp16"}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              ConfigReader(p).OneOf("precision", {"fp32", "bf16", "fp16"});
+            }),
             "configuration key \"precision\": expected fp32, bf16 or fp16, got \"fp8\"");
 }
 

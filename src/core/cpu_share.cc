@@ -28,7 +28,7 @@ std::optional<CpuTimes> ParseProcStat(const std::string& proc_stat) {
     uint64_t x;
     while (f >> x) v.push_back(x);
     if (v.size() < 4) return std::nullopt;  // user nice system idle at the least
-    v.resize(8, 0);                          // iowait irq softirq steal (older kernels lack some)
+    v.resize(8, 0);                         // iowait irq softirq steal (older kernels lack some)
     CpuTimes t;
     t.machine_busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
     t.machine_total = t.machine_busy + v[3] + v[4];
@@ -62,7 +62,8 @@ std::optional<CpuTimes> ReadCpuTimes(const std::vector<int>& also) {
   if (!t || !p) return std::nullopt;
   t->process = *p;
   for (int pid : also) {
-    std::optional<uint64_t> q = ParseProcessTicks(ReadAll(("/proc/" + std::to_string(pid) + "/stat").c_str()));
+    std::optional<uint64_t> q =
+        ParseProcessTicks(ReadAll(("/proc/" + std::to_string(pid) + "/stat").c_str()));
     if (!q) return std::nullopt;
     t->process += *q;
   }
@@ -70,7 +71,8 @@ std::optional<CpuTimes> ReadCpuTimes(const std::vector<int>& also) {
 }
 
 std::optional<CpuShare> CpuShareBetween(const CpuTimes& a, const CpuTimes& b) {
-  if (b.machine_total <= a.machine_total || b.machine_busy < a.machine_busy || b.process < a.process) {
+  if (b.machine_total <= a.machine_total || b.machine_busy < a.machine_busy ||
+      b.process < a.process) {
     return std::nullopt;
   }
   const double total = static_cast<double>(b.machine_total - a.machine_total);

@@ -12,7 +12,7 @@ TEST(CpuShare, ParsesTheAggregateLineOfProcStat) {
       "intr 12345\n";
   auto t = ParseProcStat(text);
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(t->machine_busy, 100u + 5 + 50 + 3 + 2 + 10);  // user nice system irq softirq steal
+  EXPECT_EQ(t->machine_busy, 100u + 5 + 50 + 3 + 2 + 10);   // user nice system irq softirq steal
   EXPECT_EQ(t->machine_total, t->machine_busy + 800 + 20);  // + idle iowait
   EXPECT_FALSE(ParseProcStat("intr 1\n").has_value());
   EXPECT_FALSE(ParseProcStat("cpu  1 2\n").has_value());
@@ -27,7 +27,8 @@ TEST(CpuShare, ParsesProcessTicksAfterACommandNameWithSpacesAndParentheses) {
   // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
   EXPECT_EQ(ParseProcessTicks("42 (trainbench) R 1 42 42 0 -1 4194304 100 0 0 0 250 50 0 0 20 0"),
             std::optional<uint64_t>(300));
-  EXPECT_EQ(ParseProcessTicks("42 (a (b) c) S 1 42 42 0 -1 0 0 0 0 0 7 3 0 0"), std::optional<uint64_t>(10));
+  EXPECT_EQ(ParseProcessTicks("42 (a (b) c) S 1 42 42 0 -1 0 0 0 0 0 7 3 0 0"),
+            std::optional<uint64_t>(10));
   EXPECT_FALSE(ParseProcessTicks("42 trainbench R 1").has_value());
   EXPECT_FALSE(ParseProcessTicks("42 (x) R 1 2").has_value());
 }

@@ -23,11 +23,11 @@ Error OffsetError(const std::string& file, long long offset, const std::string& 
 
 }  // namespace trainbench::core
 
-#define TB_CHECK(cond, msg)                                                        \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      std::ostringstream tb_check_os_;                                             \
-      tb_check_os_ << msg;                                                         \
+#define TB_CHECK(cond, msg)                                                           \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      std::ostringstream tb_check_os_;                                                \
+      tb_check_os_ << msg;                                                            \
       ::trainbench::core::CheckFailed(__FILE__, __LINE__, #cond, tb_check_os_.str()); \
-    }                                                                              \
+    }                                                                                 \
   } while (0)

@@ -18,7 +18,9 @@ namespace trainbench::core {
 // Header-only: readers of every layer use it without a link dependency.
 namespace eval_accuracy_internal {
 
-inline bool IsBleuBenchmark(const std::string& log_name) { return log_name == "gnmt" || log_name == "transformer"; }
+inline bool IsBleuBenchmark(const std::string& log_name) {
+  return log_name == "gnmt" || log_name == "transformer";
+}
 
 }  // namespace eval_accuracy_internal
 

@@ -13,8 +13,9 @@ ParsedLog Parse(const std::string& text) {
 }
 
 std::string Line(const std::string& key, const std::string& value) {
-  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", \"key\": \"" + key +
-         "\", \"value\": " + value + ", \"metadata\": {\"epoch_num\": 1}}\n";
+  return ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", "
+         "\"key\": \"" +
+         key + "\", \"value\": " + value + ", \"metadata\": {\"epoch_num\": 1}}\n";
 }
 
 TEST(EvalAccuracy, PrimaryNumberOfEachShape) {
@@ -28,19 +29,26 @@ TEST(EvalAccuracy, PrimaryNumberOfEachShape) {
 
 TEST(EvalAccuracy, BleuInPercentIsDecidedPerLogByItsTarget) {
   // New log: fractions. Old log: target 20.0, first evaluation 0.8 (BLEU 0.8, not 80).
-  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"gnmt\"") + Line("trainbench_quality_target", "0.2") +
-                               Line("eval_accuracy", "0.25"))),
-            1.0);
-  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"gnmt\"") + Line("trainbench_quality_target", "20.0") +
-                               Line("eval_accuracy", "0.8"))),
-            0.01);
+  EXPECT_EQ(
+      AccuracyUnit(Parse(Line("submission_benchmark", "\"gnmt\"") +
+                         Line("trainbench_quality_target", "0.2") + Line("eval_accuracy", "0.25"))),
+      1.0);
+  EXPECT_EQ(
+      AccuracyUnit(Parse(Line("submission_benchmark", "\"gnmt\"") +
+                         Line("trainbench_quality_target", "20.0") + Line("eval_accuracy", "0.8"))),
+      0.01);
   // No target: any evaluation above 1.
-  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"transformer\"") + Line("eval_accuracy", "25.3"))), 0.01);
+  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"transformer\"") +
+                               Line("eval_accuracy", "25.3"))),
+            0.01);
   // Not a translation benchmark: never scaled.
-  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"ssd\"") + Line("trainbench_quality_target", "21.0"))), 1.0);
+  EXPECT_EQ(AccuracyUnit(Parse(Line("submission_benchmark", "\"ssd\"") +
+                               Line("trainbench_quality_target", "21.0"))),
+            1.0);
   // v0.5 lines: the benchmark on the line, eval_target in 0-100.
   EXPECT_EQ(AccuracyUnit(Parse(":::MLPv0.5.0 gnmt 1541000000.5 (train.py:10) eval_target: 21.8\n"
-                               ":::MLPv0.5.0 gnmt 1541000001.5 (train.py:20) eval_accuracy: {\"epoch\": 0, \"value\": 19.5}\n")),
+                               ":::MLPv0.5.0 gnmt 1541000001.5 (train.py:20) eval_accuracy: "
+                               "{\"epoch\": 0, \"value\": 19.5}\n")),
             0.01);
 }
 

@@ -35,7 +35,7 @@ constexpr const char* kMllogMarker = ":::MLLOG";
 constexpr const char* kLegacyMarker = ":::MLPv0.5.0";
 
 std::optional<LogRecord> ParseMllog(const std::string& line, size_t at, int line_no,
-                                     LogParseError* error) {
+                                    LogParseError* error) {
   auto fail = [&](const std::string& msg) -> std::optional<LogRecord> {
     *error = LogParseError{line_no, line, msg};
     return std::nullopt;
@@ -138,8 +138,7 @@ std::optional<LogRecord> ParseLegacy(const std::string& line, size_t at, int lin
                     std::to_string(offset) + " of the line: " + bad->reason + ")");
       }
       if (JsonNestingDepth(val) > kMaxJsonDepth) {
-        return fail("legacy value nests deeper than " + std::to_string(kMaxJsonDepth) +
-                    " levels");
+        return fail("legacy value nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
       }
       try {
         r.value = ParseJson(val);
@@ -209,8 +208,8 @@ ParsedLog ParseLog(std::istream& in, const std::string& path) {
       log.other_format_lines.push_back(
           {line_no, line,
            std::string("a ") + marker(fmt) + " line" + (rec ? " (key " + rec->key + ")" : "") +
-               " in a log whose first marked line (" + std::to_string(first_marker_line) +
-               ") is " + marker(log.format)});
+               " in a log whose first marked line (" + std::to_string(first_marker_line) + ") is " +
+               marker(log.format)});
       continue;
     }
     if (rec) {

@@ -23,10 +23,10 @@ const char* LogFormatName(LogFormat f);
 LogFormat ParseLogFormatName(const std::string& name);
 
 struct LogRecord {
-  int line_no = 0;        // 1-based line number in the file
-  std::string line;       // the raw line, without the newline
-  std::string ns;         // MLLOG namespace
-  double time_ms = 0;     // ms since the epoch (fractional for legacy logs)
+  int line_no = 0;     // 1-based line number in the file
+  std::string line;    // the raw line, without the newline
+  std::string ns;      // MLLOG namespace
+  double time_ms = 0;  // ms since the epoch (fractional for legacy logs)
   EventType type = EventType::kPointInTime;
   std::string key;
   Json value;             // null when absent

@@ -1,7 +1,6 @@
 #include "core/log_reader.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -18,7 +17,8 @@ ParsedLog Parse(const std::string& text) {
 }
 
 TEST(LogReader, ReadsTheSharedExampleLog) {
-  ParsedLog log = ReadLogFile(std::string(TRAINBENCH_TEST_SRCDIR) + "/src/compliance/testdata/good_closed_resnet.log");
+  ParsedLog log = ReadLogFile(std::string(TRAINBENCH_TEST_SRCDIR) +
+                              "/src/compliance/testdata/good_closed_resnet.log");
   EXPECT_EQ(log.format, LogFormat::kMllog);
   EXPECT_TRUE(log.errors.empty());
   ASSERT_EQ(log.records.size(), 31u);
@@ -33,7 +33,8 @@ TEST(LogReader, ReadsTheSharedExampleLog) {
 TEST(LogReader, AllowsAPrefixAndIgnoresOtherLines) {
   auto log = Parse(
       "some training output\n"
-      "[1,0]<stdout>::::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", "
+      "[1,0]<stdout>::::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": "
+      "\"POINT_IN_TIME\", "
       "\"key\": \"seed\", \"value\": 3, \"metadata\": {\"file\": \"a.py\", \"lineno\": 1}}\n");
   ASSERT_EQ(log.records.size(), 1u);
   EXPECT_EQ(log.records[0].line_no, 2);
@@ -57,18 +58,22 @@ TEST(LogReader, HostileLinesAreErrorsOfTheirLineAndTheRestIsRead) {
       << log.errors[0].message;
   EXPECT_EQ(log.errors[1].line_no, 3);
   EXPECT_NE(log.errors[1].message.find("'1e400' is out of the range of a double"),
-            std::string::npos) << log.errors[1].message;
+            std::string::npos)
+      << log.errors[1].message;
   EXPECT_EQ(log.errors[2].line_no, 4);
 }
 
 TEST(LogReader, MalformedLinesBecomeErrorsWithTheirLineNumber) {
   auto log = Parse(
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", \"key\": \"a\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"POINT_IN_TIME\", \"key\": "
+      "\"a\", "
       "\"value\": 1, \"metadata\": {}}\n"
       ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_ty\n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"SOMETIME\", \"key\": \"a\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 5, \"event_type\": \"SOMETIME\", \"key\": "
+      "\"a\", "
       "\"value\": 1, \"metadata\": {}}\n"
-      ":::MLLOG {\"namespace\": \"\", \"time_ms\": \"5\", \"event_type\": \"POINT_IN_TIME\", \"key\": \"a\", "
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": \"5\", \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"a\", "
       "\"value\": 1, \"metadata\": {}}\n"
       ":::MLLOG [1, 2]\n");
   EXPECT_EQ(log.records.size(), 1u);
@@ -114,7 +119,8 @@ TEST(LogReader, LegacyLinesWithInvalidUtf8OrAnOverflowingTimeAreErrorsOfTheirLin
   ASSERT_EQ(log.errors.size(), 3u);
   EXPECT_EQ(log.errors[0].line_no, 2);
   EXPECT_NE(log.errors[0].message.find("value of opt_name is not valid UTF-8 (byte 55"),
-            std::string::npos) << log.errors[0].message;
+            std::string::npos)
+      << log.errors[0].message;
   EXPECT_NE(log.errors[1].message.find("benchmark name is not valid UTF-8"), std::string::npos)
       << log.errors[1].message;
   EXPECT_NE(log.errors[2].message.find("\"1e306\" is out of range"), std::string::npos)
@@ -144,7 +150,8 @@ TEST(LogReader, AFifoIsRefusedWithoutBeingOpened) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(fifo + ": is a FIFO, not a regular file"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   std::remove(fifo.c_str());
 }

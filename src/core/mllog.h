@@ -41,7 +41,7 @@ struct SourceLoc {
 class Logger {
  public:
   using Sink = std::function<void(const std::string& line)>;  // receives a line without '\n'
-  using Clock = std::function<int64_t()>;                      // ms since the epoch
+  using Clock = std::function<int64_t()>;                     // ms since the epoch
 
   // A disabled logger (non-zero rank) formats nothing and writes nothing.
   explicit Logger(Sink sink, Clock clock = WallClockMs, std::string ns = "", bool enabled = true);
@@ -66,7 +66,8 @@ const char* BaseName(const char* path);
 
 }  // namespace trainbench::core
 
-#define TB_MLLOG_HERE_ ::trainbench::core::SourceLoc{::trainbench::core::BaseName(__FILE__), __LINE__}
+#define TB_MLLOG_HERE_ \
+  ::trainbench::core::SourceLoc { ::trainbench::core::BaseName(__FILE__), __LINE__ }
 // TB_MLLOG_START(logger, key [, value [, metadata]]); value defaults to null, metadata to {}.
 #define TB_MLLOG_START(logger, key, ...) \
   (logger).Log(TB_MLLOG_HERE_, ::trainbench::core::EventType::kIntervalStart, key, ##__VA_ARGS__)

@@ -42,7 +42,8 @@ inline constexpr const char* kOptLrAltDecayFunc = "opt_learning_rate_alt_decay_f
 inline constexpr const char* kOptLrWarmupSteps = "opt_learning_rate_warmup_steps";
 inline constexpr const char* kOptLrRemainSteps = "opt_learning_rate_remain_steps";
 inline constexpr const char* kOptLrDecayInterval = "opt_learning_rate_decay_interval";
-inline constexpr const char* kOptLrDecaySteps = "opt_learning_rate_decay_steps";  // Mask R-CNN: the steps of its 2 boundaries
+inline constexpr const char* kOptLrDecaySteps =
+    "opt_learning_rate_decay_steps";  // Mask R-CNN: the steps of its 2 boundaries
 inline constexpr const char* kOptLrDecayFactor = "opt_learning_rate_decay_factor";
 // MiniGo: the training minibatch, the piecewise-constant learning rate (boundaries in steps,
 // one more rate than boundaries), the self-play games each generation must have and had.
@@ -50,7 +51,8 @@ inline constexpr const char* kTrainBatchSize = "train_batch_size";
 inline constexpr const char* kLrBoundaries = "lr_boundaries";
 inline constexpr const char* kLrRates = "lr_rates";
 inline constexpr const char* kMinSelfplayGamesPerGeneration = "min_selfplay_games_per_generation";
-inline constexpr const char* kActualSelfplayGamesPerGeneration = "actual_selfplay_games_per_generation";
+inline constexpr const char* kActualSelfplayGamesPerGeneration =
+    "actual_selfplay_games_per_generation";
 // Mask R-CNN: RPN proposals kept per image for training, the resized image's sides.
 inline constexpr const char* kNumImageCandidates = "num_image_candidates";
 inline constexpr const char* kMinImageSize = "min_image_size";
@@ -111,8 +113,10 @@ inline constexpr const char* kTrainValueTargetQWeight = "train_value_target_q_we
 inline constexpr const char* kSearchPrecision = "search_precision";
 inline constexpr const char* kTrainThreads = "train_threads";
 inline constexpr const char* kTrainbenchDataset = "trainbench_dataset";
-inline constexpr const char* kTrainbenchTrainImagesWithoutObjectsDropped = "trainbench_train_images_without_objects_dropped";
-inline constexpr const char* kTrainbenchTrainCrowdAnnotationsDropped = "trainbench_train_crowd_annotations_dropped";
+inline constexpr const char* kTrainbenchTrainImagesWithoutObjectsDropped =
+    "trainbench_train_images_without_objects_dropped";
+inline constexpr const char* kTrainbenchTrainCrowdAnnotationsDropped =
+    "trainbench_train_crowd_annotations_dropped";
 inline constexpr const char* kTrainbenchTrainTargetTokens = "trainbench_train_target_tokens";
 inline constexpr const char* kTrainbenchTrainPairsTooLong = "trainbench_train_pairs_too_long";
 // Optimizer-prefixed schedule keys of the resnet SGD and LARS rules.

@@ -12,15 +12,17 @@ namespace trainbench::core {
 namespace {
 
 TEST(FormatMllogLine, MatchesTheOfficialLayoutExactly) {
-  EXPECT_EQ(FormatMllogLine("", 1700000000001, EventType::kIntervalStart, "init_start", nullptr,
-                            "train.cc", 11, Json::object()),
-            R"(:::MLLOG {"namespace": "", "time_ms": 1700000000001, "event_type": "INTERVAL_START", )"
-            R"("key": "init_start", "value": null, "metadata": {"file": "train.cc", "lineno": 11}})");
+  EXPECT_EQ(
+      FormatMllogLine("", 1700000000001, EventType::kIntervalStart, "init_start", nullptr,
+                      "train.cc", 11, Json::object()),
+      R"(:::MLLOG {"namespace": "", "time_ms": 1700000000001, "event_type": "INTERVAL_START", )"
+      R"("key": "init_start", "value": null, "metadata": {"file": "train.cc", "lineno": 11}})");
   Json md = {{"epoch_num", 1}};
-  EXPECT_EQ(FormatMllogLine("", 1700000125001, EventType::kPointInTime, "eval_accuracy", 0.7612,
-                            "train.cc", 39, md),
-            R"(:::MLLOG {"namespace": "", "time_ms": 1700000125001, "event_type": "POINT_IN_TIME", )"
-            R"("key": "eval_accuracy", "value": 0.7612, "metadata": {"file": "train.cc", "lineno": 39, "epoch_num": 1}})");
+  EXPECT_EQ(
+      FormatMllogLine("", 1700000125001, EventType::kPointInTime, "eval_accuracy", 0.7612,
+                      "train.cc", 39, md),
+      R"(:::MLLOG {"namespace": "", "time_ms": 1700000125001, "event_type": "POINT_IN_TIME", )"
+      R"("key": "eval_accuracy", "value": 0.7612, "metadata": {"file": "train.cc", "lineno": 39, "epoch_num": 1}})");
 }
 
 // Re-creates ../shared/example_closed_resnet.log's layout through the Logger and compares the
@@ -45,7 +47,8 @@ TEST(Logger, WritesTheGoldenLog) {
   log.Log(at(16), EventType::kIntervalStart, keys::kBlockStart, nullptr,
           Json{{"first_epoch_num", 1}, {"epoch_count", 1}});
   log.Log(at(17), EventType::kIntervalEnd, keys::kRunStop, nullptr, Json{{"status", "success"}});
-  std::ifstream golden(std::string(TRAINBENCH_TEST_SRCDIR) + "/src/core/testdata/logger_golden.log");
+  std::ifstream golden(std::string(TRAINBENCH_TEST_SRCDIR) +
+                       "/src/core/testdata/logger_golden.log");
   ASSERT_TRUE(golden) << "missing golden file";
   std::string g;
   size_t i = 0;
@@ -60,7 +63,8 @@ TEST(Logger, WritesTheGoldenLog) {
 TEST(Logger, MacrosCaptureFileAndLine) {
   std::vector<std::string> lines;
   Logger log([&](const std::string& l) { lines.push_back(l); }, [] { return int64_t{5}; });
-  TB_MLLOG_EVENT(log, keys::kSeed, 42); int expected_line = __LINE__;
+  TB_MLLOG_EVENT(log, keys::kSeed, 42);
+  int expected_line = __LINE__;
   TB_MLLOG_START(log, keys::kRunStart);
   TB_MLLOG_END(log, keys::kEpochStop, nullptr, Json{{"epoch_num", 3}});
   ASSERT_EQ(lines.size(), 3u);

@@ -25,7 +25,8 @@ using UniqueFile = std::unique_ptr<std::FILE, FileCloser>;
 // non-blocking, and the check is on the opened descriptor (no race with a rename).
 // With allow_pipe, a pipe or FIFO is read too (blocking, as `cat` would): for score bleu's
 // `<(decoder ...)` and /dev/stdin; the caller bounds what it reads.
-UniqueFile OpenRegularFile(const std::string& path, std::string* open_error, bool allow_pipe = false);
+UniqueFile OpenRegularFile(const std::string& path, std::string* open_error,
+                           bool allow_pipe = false);
 
 // The whole of a regular file of at most max_bytes bytes (checked before reading, and again
 // while reading should it grow); throws FileError naming the path and the limit otherwise,

@@ -29,36 +29,48 @@ Tuning LoadTuning(const std::string& name, const std::string& benchmark, const s
                             : "no tuning named \"" + name + "\" (cannot open the file)");
   }
   if (!root.IsMap()) throw FileError(t.path, 0, "expected a YAML map at the top level");
-  if (!root["name"] || !root["name"].IsScalar()) throw FileError(t.path, LineOf(root), "key \"name\": expected a string");
+  if (!root["name"] || !root["name"].IsScalar())
+    throw FileError(t.path, LineOf(root), "key \"name\": expected a string");
   t.name = root["name"].as<std::string>();
-  if (root["description"] && root["description"].IsScalar()) t.description = root["description"].as<std::string>();
+  if (root["description"] && root["description"].IsScalar())
+    t.description = root["description"].as<std::string>();
   const YAML::Node benches = root["benchmarks"];
-  if (!benches || !benches.IsMap()) throw FileError(t.path, LineOf(root), "key \"benchmarks\": expected a map");
+  if (!benches || !benches.IsMap())
+    throw FileError(t.path, LineOf(root), "key \"benchmarks\": expected a map");
   std::string has;
   for (const auto& b : benches) {
     if (!b.second.IsMap()) {
-      throw FileError(t.path, LineOf(b.second), "benchmarks." + b.first.as<std::string>() + ": expected a map of scales");
+      throw FileError(t.path, LineOf(b.second),
+                      "benchmarks." + b.first.as<std::string>() + ": expected a map of scales");
     }
-    for (const auto& s : b.second) has += (has.empty() ? "" : ", ") + b.first.as<std::string>() + " " + s.first.as<std::string>();
+    for (const auto& s : b.second)
+      has +=
+          (has.empty() ? "" : ", ") + b.first.as<std::string>() + " " + s.first.as<std::string>();
   }
   const YAML::Node of_benchmark = benches[benchmark];
-  const YAML::Node settings = of_benchmark && of_benchmark.IsMap() ? of_benchmark[scale] : YAML::Node();
+  const YAML::Node settings =
+      of_benchmark && of_benchmark.IsMap() ? of_benchmark[scale] : YAML::Node();
   if (!settings.IsDefined() || settings.IsNull()) {
-    throw FileError(t.path, 0, "tuning \"" + t.name + "\" has no settings for " + benchmark + " " + scale +
-                                   " (it has: " + (has.empty() ? "none" : has) + ")");
+    throw FileError(t.path, 0,
+                    "tuning \"" + t.name + "\" has no settings for " + benchmark + " " + scale +
+                        " (it has: " + (has.empty() ? "none" : has) + ")");
   }
   if (!settings.IsMap()) {
-    throw FileError(t.path, LineOf(settings), "benchmarks." + benchmark + "." + scale + ": expected a map of key: value");
+    throw FileError(t.path, LineOf(settings),
+                    "benchmarks." + benchmark + "." + scale + ": expected a map of key: value");
   }
   const std::string where = "benchmarks." + benchmark + "." + scale + ".";
   for (const auto& kv : settings) {
     const std::string key = kv.first.as<std::string>();
     if (key == "launch") {
-      if (!kv.second.IsMap()) throw FileError(t.path, LineOf(kv.second), where + "launch: expected a map (nproc, threads)");
+      if (!kv.second.IsMap())
+        throw FileError(t.path, LineOf(kv.second),
+                        where + "launch: expected a map (nproc, threads)");
       for (const auto& l : kv.second) {
         const std::string lk = l.first.as<std::string>();
         if (lk != "nproc" && lk != "threads") {
-          throw FileError(t.path, LineOf(l.first), where + "launch." + lk + ": unknown key (expected nproc or threads)");
+          throw FileError(t.path, LineOf(l.first),
+                          where + "launch." + lk + ": unknown key (expected nproc or threads)");
         }
         int v = 0;
         try {
@@ -66,7 +78,9 @@ Tuning LoadTuning(const std::string& name, const std::string& benchmark, const s
         } catch (const YAML::Exception&) {
           v = 0;
         }
-        if (v < 1) throw FileError(t.path, LineOf(l.second), where + "launch." + lk + ": expected an integer >= 1");
+        if (v < 1)
+          throw FileError(t.path, LineOf(l.second),
+                          where + "launch." + lk + ": expected an integer >= 1");
         (lk == "nproc" ? t.nproc : t.threads) = v;
       }
       continue;

@@ -28,11 +28,11 @@ namespace trainbench::core {
 
 struct Tuning {
   std::string name;
-  std::string path;         // the file it was read from
+  std::string path;  // the file it was read from
   std::string description;
   std::map<std::string, std::string> overrides;  // for the benchmark and scale asked
-  std::optional<int> nproc;    // launch.nproc (>= 1)
-  std::optional<int> threads;  // launch.threads (>= 1)
+  std::optional<int> nproc;                      // launch.nproc (>= 1)
+  std::optional<int> threads;                    // launch.threads (>= 1)
 };
 
 // NAME: a file path (contains '/' or ends in .yaml), or a name under <data root>/configs/tunings.

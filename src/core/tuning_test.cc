@@ -1,7 +1,6 @@
 #include "core/tuning.h"
 
 #include <gtest/gtest.h>
-
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -30,22 +29,24 @@ std::string ErrorOf(const std::string& path, const std::string& bench, const std
 }
 
 TEST(Tuning, ReadsTheSettingsOfOneBenchmarkAndScale) {
-  const std::string p = Write("t1.yaml",
-                              "name: fast\n"
-                              "description: two settings\n"
-                              "benchmarks:\n"
-                              "  recommendation:\n"
-                              "    mini: {blas_threads: 1, eval_fused_gather: true, eval_mlp_dtype: bf16}\n"
-                              "    full: {blas_threads: 2}\n"
-                              "  translation:\n"
-                              "    mini:\n"
-                              "      batch_tokens: 2048\n");
+  const std::string p =
+      Write("t1.yaml",
+            "name: fast\n"
+            "description: two settings\n"
+            "benchmarks:\n"
+            "  recommendation:\n"
+            "    mini: {blas_threads: 1, eval_fused_gather: true, eval_mlp_dtype: bf16}\n"
+            "    full: {blas_threads: 2}\n"
+            "  translation:\n"
+            "    mini:\n"
+            "      batch_tokens: 2048\n");
   const Tuning t = LoadTuning(p, "recommendation", "mini");
   EXPECT_EQ(t.name, "fast");
   EXPECT_EQ(t.path, p);
   EXPECT_EQ(t.description, "two settings");
-  EXPECT_EQ(t.overrides, (std::map<std::string, std::string>{
-                             {"blas_threads", "1"}, {"eval_fused_gather", "true"}, {"eval_mlp_dtype", "bf16"}}));
+  EXPECT_EQ(t.overrides,
+            (std::map<std::string, std::string>{
+                {"blas_threads", "1"}, {"eval_fused_gather", "true"}, {"eval_mlp_dtype", "bf16"}}));
   EXPECT_EQ(LoadTuning(p, "translation", "mini").overrides,
             (std::map<std::string, std::string>{{"batch_tokens", "2048"}}));
 }
@@ -69,18 +70,25 @@ TEST(Tuning, ReadsTheLaunchLayoutApartFromTheOverrides) {
   EXPECT_TRUE(full.overrides.empty());
   EXPECT_EQ(full.nproc, 8);
   EXPECT_FALSE(full.threads.has_value());
-  EXPECT_FALSE(LoadTuning(Write("t7.yaml", "name: n\nbenchmarks: {a: {mini: {x: 1}}}\n"), "a", "mini").nproc.has_value());
+  EXPECT_FALSE(
+      LoadTuning(Write("t7.yaml", "name: n\nbenchmarks: {a: {mini: {x: 1}}}\n"), "a", "mini")
+          .nproc.has_value());
 
   const auto bad = [](const std::string& name, const std::string& launch) {
-    return ErrorOf(Write(name, "name: n\nbenchmarks:\n  a:\n    mini:\n      launch: " + launch + "\n"), "a", "mini");
+    return ErrorOf(
+        Write(name, "name: n\nbenchmarks:\n  a:\n    mini:\n      launch: " + launch + "\n"), "a",
+        "mini");
   };
   const std::string dir = testing::TempDir() + "/";
-  EXPECT_EQ(bad("t8.yaml", "{nproc: 0}"), dir + "t8.yaml:5: benchmarks.a.mini.launch.nproc: expected an integer >= 1");
+  EXPECT_EQ(bad("t8.yaml", "{nproc: 0}"),
+            dir + "t8.yaml:5: benchmarks.a.mini.launch.nproc: expected an integer >= 1");
   EXPECT_EQ(bad("t9.yaml", "{threads: two}"),
             dir + "t9.yaml:5: benchmarks.a.mini.launch.threads: expected an integer >= 1");
-  EXPECT_EQ(bad("t10.yaml", "{ranks: 2}"),
-            dir + "t10.yaml:5: benchmarks.a.mini.launch.ranks: unknown key (expected nproc or threads)");
-  EXPECT_EQ(bad("t11.yaml", "2"), dir + "t11.yaml:5: benchmarks.a.mini.launch: expected a map (nproc, threads)");
+  EXPECT_EQ(
+      bad("t10.yaml", "{ranks: 2}"),
+      dir + "t10.yaml:5: benchmarks.a.mini.launch.ranks: unknown key (expected nproc or threads)");
+  EXPECT_EQ(bad("t11.yaml", "2"),
+            dir + "t11.yaml:5: benchmarks.a.mini.launch: expected a map (nproc, threads)");
 }
 
 TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
@@ -90,9 +98,11 @@ TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
                               "  recommendation:\n"
                               "    mini: {blas_threads: 1}\n");
   EXPECT_EQ(ErrorOf(p, "recommendation", "full"),
-            p + ": tuning \"fast\" has no settings for recommendation full (it has: recommendation mini)");
-  EXPECT_EQ(ErrorOf(p, "translation", "mini"),
-            p + ": tuning \"fast\" has no settings for translation mini (it has: recommendation mini)");
+            p + ": tuning \"fast\" has no settings for recommendation full (it has: recommendation "
+                "mini)");
+  EXPECT_EQ(
+      ErrorOf(p, "translation", "mini"),
+      p + ": tuning \"fast\" has no settings for translation mini (it has: recommendation mini)");
   const std::string nested = Write("t3.yaml",
                                    "name: x\n"
                                    "benchmarks:\n"
@@ -106,8 +116,10 @@ TEST(Tuning, ErrorsNameTheFileThePlaceAndWhatIsThere) {
       << ErrorOf(broken, "a", "mini");
   EXPECT_EQ(ErrorOf(testing::TempDir() + "/absent.yaml", "a", "mini"),
             testing::TempDir() + "/absent.yaml: cannot open tuning file");
-  EXPECT_NE(ErrorOf("no-such-tuning", "a", "mini").find("no tuning named \"no-such-tuning\""), std::string::npos);
-  EXPECT_NE(ErrorOf(Write("t5.yaml", "benchmarks: {}\n"), "a", "mini").find("key \"name\": expected a string"),
+  EXPECT_NE(ErrorOf("no-such-tuning", "a", "mini").find("no tuning named \"no-such-tuning\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Write("t5.yaml", "benchmarks: {}\n"), "a", "mini")
+                .find("key \"name\": expected a string"),
             std::string::npos);
 }
 
@@ -146,10 +158,12 @@ TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
         try {
           const BenchmarkDef def = FindBenchmark(BenchmarksDir(), bench);
           const Tuning t = LoadTuning(path, bench, scale);
-          EXPECT_TRUE(!t.overrides.empty() || t.nproc || t.threads) << path << ": " << bench << " " << scale;
+          EXPECT_TRUE(!t.overrides.empty() || t.nproc || t.threads)
+              << path << ": " << bench << " " << scale;
           const ResolvedConfig c = ResolveConfig(def.Scale(scale), t.overrides, Division::kClosed);
           for (const auto& [key, value] : t.overrides) {
-            EXPECT_TRUE(c.effective.contains(key)) << path << ": " << bench << " " << scale << " " << key;
+            EXPECT_TRUE(c.effective.contains(key))
+                << path << ": " << bench << " " << scale << " " << key;
           }
         } catch (const std::exception& e) {
           ADD_FAILURE() << path << ": " << bench << " " << scale << ": " << e.what();
@@ -159,7 +173,8 @@ TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
     }
   }
   EXPECT_GE(files, 1) << TuningsDir();
-  EXPECT_GE(entries, 5) << "the optimized tuning has an entry per tuned benchmark (docs/performance.md)";
+  EXPECT_GE(entries, 5)
+      << "the optimized tuning has an entry per tuned benchmark (docs/performance.md)";
 }
 
 }  // namespace

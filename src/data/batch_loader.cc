@@ -8,8 +8,8 @@
 
 namespace trainbench::data {
 
-BatchLoaderOptions TrainLoaderOptions(int64_t per_rank_batch, uint64_t seed, int rank, int world_size,
-                                      int num_workers) {
+BatchLoaderOptions TrainLoaderOptions(int64_t per_rank_batch, uint64_t seed, int rank,
+                                      int world_size, int num_workers) {
   BatchLoaderOptions t;
   t.batch_size = per_rank_batch;
   t.shuffle = true;

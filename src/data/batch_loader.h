@@ -54,8 +54,8 @@ struct BatchLoaderOptions {
 // A data-parallel run's training loader: this rank's `per_rank_batch` rows of each global
 // batch, shuffled per epoch from `seed`, the last partial batch dropped (every rank takes the
 // same number of steps).
-BatchLoaderOptions TrainLoaderOptions(int64_t per_rank_batch, uint64_t seed, int rank, int world_size,
-                                      int num_workers);
+BatchLoaderOptions TrainLoaderOptions(int64_t per_rank_batch, uint64_t seed, int rank,
+                                      int world_size, int num_workers);
 // Its evaluation loader: the same ranks and workers, dataset order, the last batch padded, so
 // that every sample is evaluated exactly once over the ranks.
 BatchLoaderOptions EvalLoaderOptions(const BatchLoaderOptions& train, int64_t per_rank_batch);

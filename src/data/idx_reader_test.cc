@@ -84,8 +84,10 @@ TEST(IdxReaderTest, HugeClaimedSizeIsTruncatedDataNotAnAllocation) {
   TempDir dir;
   const std::string path = dir.file("images");
   // 65535 x 65535 x 255: just under the 2^40-byte plausibility limit; then 3 data bytes.
-  std::ofstream(path, std::ios::binary)
-      << std::string("\0\0\x08\x03\0\0\xff\xff\0\0\xff\xff\0\0\0\xff" "abc", 19);
+  std::ofstream(path, std::ios::binary) << std::string(
+      "\0\0\x08\x03\0\0\xff\xff\0\0\xff\xff\0\0\0\xff"
+      "abc",
+      19);
   const std::string msg = ErrorOf([&] { ReadIdxFile(path, kIdxImagesMagic); });
   EXPECT_NE(msg.find(path + ": offset 19: truncated data: expected 1095183237375 bytes starting "
                             "at offset 16, got 3"),

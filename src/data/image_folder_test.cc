@@ -13,8 +13,8 @@ namespace trainbench::data {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::SyntheticImage;
 using testing::ErrorOf;
+using testing::SyntheticImage;
 using testing::TempDir;
 
 void Touch(const std::string& path) { std::ofstream(path) << "x"; }

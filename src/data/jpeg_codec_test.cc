@@ -19,8 +19,8 @@
 namespace trainbench::data {
 namespace {
 
-using testing::SyntheticImage;
 using testing::ErrorOf;
+using testing::SyntheticImage;
 using testing::TempDir;
 
 double MeanAbsDiff(const Image& a, const Image& b) {

@@ -67,12 +67,15 @@ std::vector<int32_t> LeaveOneOutDataset::EvalCandidates() const {
 }
 
 LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOutOptions& o) {
-  if (o.min_ratings < 2) throw core::Error("leave-one-out: min_ratings must be >= 2 (one test, one training rating)");
+  if (o.min_ratings < 2)
+    throw core::Error("leave-one-out: min_ratings must be >= 2 (one test, one training rating)");
   if (o.eval_negatives < 1) throw core::Error("leave-one-out: eval_negatives must be >= 1");
   const std::string& path = table.path.empty() ? std::string("<ratings>") : table.path;
   const auto& rs = table.ratings;
   const size_t n = rs.size();
-  auto line_of = [&](size_t r) { return r < table.lines.size() ? table.lines[r] : static_cast<int64_t>(r) + 2; };
+  auto line_of = [&](size_t r) {
+    return r < table.lines.size() ? table.lines[r] : static_cast<int64_t>(r) + 2;
+  };
 
   // Group rating indices by raw user, users in order of first appearance.
   std::unordered_map<int64_t, int32_t> user_index;
@@ -90,7 +93,9 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
   std::vector<int64_t> by_user(n);
   {
     std::vector<int64_t> fill(start.begin(), start.end() - 1);
-    for (size_t r = 0; r < n; ++r) by_user[static_cast<size_t>(fill[static_cast<size_t>(user_of[r])]++)] = static_cast<int64_t>(r);
+    for (size_t r = 0; r < n; ++r)
+      by_user[static_cast<size_t>(fill[static_cast<size_t>(user_of[r])]++)] =
+          static_cast<int64_t>(r);
   }
 
   LeaveOneOutDataset d;
@@ -105,7 +110,9 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
   std::unordered_map<int64_t, char> seen_items;
   for (size_t u = 0; u < nu; ++u) {
     auto b = by_user.begin() + start[u], e = by_user.begin() + start[u + 1];
-    std::stable_sort(b, e, [&](int64_t x, int64_t y) { return rs[static_cast<size_t>(x)].timestamp < rs[static_cast<size_t>(y)].timestamp; });
+    std::stable_sort(b, e, [&](int64_t x, int64_t y) {
+      return rs[static_cast<size_t>(x)].timestamp < rs[static_cast<size_t>(y)].timestamp;
+    });
     // Walk backwards so the latest rating of a repeated item is the one kept.
     seen_items.clear();
     std::vector<int64_t> mine;
@@ -121,10 +128,13 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
     if (static_cast<int64_t>(mine.size()) < o.min_ratings) {
       if (o.sparse_users == SparseUserPolicy::kError) {
         int64_t last_line = 0;
-        for (auto it = b; it != e; ++it) last_line = std::max(last_line, line_of(static_cast<size_t>(*it)));
+        for (auto it = b; it != e; ++it)
+          last_line = std::max(last_line, line_of(static_cast<size_t>(*it)));
         throw core::FileError(path, last_line,
-                              "user " + std::to_string(raw_users[u]) + " has " + std::to_string(mine.size()) +
-                                  " distinct rating(s) (its last on this line); the leave-one-out split needs at least " +
+                              "user " + std::to_string(raw_users[u]) + " has " +
+                                  std::to_string(mine.size()) +
+                                  " distinct rating(s) (its last on this line); the leave-one-out "
+                                  "split needs at least " +
                                   std::to_string(o.min_ratings) + " per user (min_ratings)");
       }
       ++d.users_dropped;
@@ -147,8 +157,9 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
   }
   d.num_users = static_cast<int64_t>(d.user_ids.size());
   if (d.num_users == 0) {
-    throw core::FileError(path, 0, "no user has at least " + std::to_string(o.min_ratings) +
-                                       " ratings (min_ratings): nothing to train or evaluate on");
+    throw core::FileError(path, 0,
+                          "no user has at least " + std::to_string(o.min_ratings) +
+                              " ratings (min_ratings): nothing to train or evaluate on");
   }
   std::unordered_map<int64_t, int32_t> item_index;
   for (size_t r = 0; r < n; ++r) {
@@ -186,25 +197,29 @@ LeaveOneOutDataset BuildLeaveOneOut(const RatingsTable& table, const LeaveOneOut
 
   // Evaluation negatives, per user from its own stream: independent of the thread count.
   for (int64_t u = 0; u < d.num_users; ++u) {
-    const int64_t rated_n = d.rated_offsets[static_cast<size_t>(u) + 1] - d.rated_offsets[static_cast<size_t>(u)];
+    const int64_t rated_n =
+        d.rated_offsets[static_cast<size_t>(u) + 1] - d.rated_offsets[static_cast<size_t>(u)];
     if (d.num_items - rated_n < o.eval_negatives) {
       throw core::FileError(path, last_line_of_user[static_cast<size_t>(u)],
-                            "user " + std::to_string(d.user_ids[static_cast<size_t>(u)]) + " rated " +
-                                std::to_string(rated_n) + " of the " + std::to_string(d.num_items) +
-                                " items: fewer than the " + std::to_string(o.eval_negatives) +
+                            "user " + std::to_string(d.user_ids[static_cast<size_t>(u)]) +
+                                " rated " + std::to_string(rated_n) + " of the " +
+                                std::to_string(d.num_items) + " items: fewer than the " +
+                                std::to_string(o.eval_negatives) +
                                 " unrated items the evaluation needs (eval_negatives)");
     }
   }
-  d.eval_negative_items.resize(static_cast<size_t>(d.num_users) * static_cast<size_t>(o.eval_negatives));
+  d.eval_negative_items.resize(static_cast<size_t>(d.num_users) *
+                               static_cast<size_t>(o.eval_negatives));
   const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(d.num_users)));
   auto work = [&](int t) {
     std::vector<uint8_t> mark(static_cast<size_t>(d.num_items), 0);
     for (int64_t u = t; u < d.num_users; u += threads) {
       Rng rng(MixSeed({o.eval_seed, kEvalNegDomain, static_cast<uint64_t>(u)}));
       const int64_t off = d.rated_offsets[static_cast<size_t>(u)];
-      SampleUnrated(d.rated_items.data() + off, d.rated_offsets[static_cast<size_t>(u) + 1] - off, d.num_items,
-                    o.eval_negatives, rng, mark,
-                    d.eval_negative_items.data() + static_cast<size_t>(u) * static_cast<size_t>(o.eval_negatives));
+      SampleUnrated(d.rated_items.data() + off, d.rated_offsets[static_cast<size_t>(u) + 1] - off,
+                    d.num_items, o.eval_negatives, rng, mark,
+                    d.eval_negative_items.data() +
+                        static_cast<size_t>(u) * static_cast<size_t>(o.eval_negatives));
     }
   };
   RunOnThreads(threads, work);

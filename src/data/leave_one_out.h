@@ -42,16 +42,16 @@ struct LeaveOneOutDataset {
   // Everything user u rated (training positives and the test item), sorted ascending, CSR.
   std::vector<int64_t> rated_offsets;
   std::vector<int32_t> rated_items;
-  std::vector<int32_t> test_items;      // per user: the held-out latest item
-  int eval_negatives = 0;               // per user
+  std::vector<int32_t> test_items;           // per user: the held-out latest item
+  int eval_negatives = 0;                    // per user
   std::vector<int32_t> eval_negative_items;  // num_users x eval_negatives, row-major
   // Original ids of the dense indices.
   std::vector<int64_t> user_ids, item_ids;
   // What the preprocessing did.
   int64_t ratings_read = 0;
-  int64_t users_dropped = 0;       // fewer than min_ratings
-  int64_t ratings_dropped = 0;     // of the dropped users
-  int64_t duplicates_merged = 0;   // repeated (user, item) pairs
+  int64_t users_dropped = 0;      // fewer than min_ratings
+  int64_t ratings_dropped = 0;    // of the dropped users
+  int64_t duplicates_merged = 0;  // repeated (user, item) pairs
 
   int64_t num_train() const { return static_cast<int64_t>(train_items.size()); }
   // True when user u rated item i (training or test). O(log n).

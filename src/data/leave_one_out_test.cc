@@ -65,7 +65,8 @@ TEST(LeaveOneOutTest, TiesGoToTheLaterLine) {
   LeaveOneOutOptions o;
   o.min_ratings = 2;
   o.eval_negatives = 1;
-  LeaveOneOutDataset d = BuildLeaveOneOut(Table({{1, 7, 3, 100}, {1, 8, 3, 100}, {1, 9, 3, 50}, {2, 10, 3, 1}, {2, 11, 3, 2}}), o);
+  LeaveOneOutDataset d = BuildLeaveOneOut(
+      Table({{1, 7, 3, 100}, {1, 8, 3, 100}, {1, 9, 3, 50}, {2, 10, 3, 1}, {2, 11, 3, 2}}), o);
   EXPECT_EQ(d.item_ids[static_cast<size_t>(d.test_items[0])], 8);
 }
 
@@ -74,8 +75,13 @@ TEST(LeaveOneOutTest, RepeatedItemKeepsTheLatestRating) {
   o.min_ratings = 2;
   o.eval_negatives = 1;
   // Item 7 rated at t=10 and again at t=300: one interaction, the latest, so it is the test item.
-  LeaveOneOutDataset d = BuildLeaveOneOut(
-      Table({{1, 7, 3, 10}, {1, 8, 3, 100}, {1, 9, 3, 200}, {1, 7, 5, 300}, {2, 5, 1, 1}, {2, 6, 1, 2}}), o);
+  LeaveOneOutDataset d = BuildLeaveOneOut(Table({{1, 7, 3, 10},
+                                                 {1, 8, 3, 100},
+                                                 {1, 9, 3, 200},
+                                                 {1, 7, 5, 300},
+                                                 {2, 5, 1, 1},
+                                                 {2, 6, 1, 2}}),
+                                          o);
   EXPECT_EQ(d.duplicates_merged, 1);
   EXPECT_EQ(d.item_ids[static_cast<size_t>(d.test_items[0])], 7);
   EXPECT_EQ(d.train_offsets[1], 2);  // items 8 and 9
@@ -136,7 +142,8 @@ TEST(LeaveOneOutTest, DenseUserGetsAllItsUnratedItems) {
   LeaveOneOutOptions o;
   o.min_ratings = 2;
   o.eval_negatives = 1;
-  LeaveOneOutDataset d = BuildLeaveOneOut(Table({{1, 1, 3, 1}, {1, 2, 3, 2}, {2, 3, 3, 1}, {2, 4, 3, 2}}), o);
+  LeaveOneOutDataset d =
+      BuildLeaveOneOut(Table({{1, 1, 3, 1}, {1, 2, 3, 2}, {2, 3, 3, 1}, {2, 4, 3, 2}}), o);
   // 4 items; each user rated 2, so 2 unrated; 1 negative each, unrated.
   EXPECT_FALSE(d.HasRated(0, d.eval_negative_items[0]));
   EXPECT_FALSE(d.HasRated(1, d.eval_negative_items[1]));

@@ -20,13 +20,17 @@ void SampleTrainEpoch(const LeaveOneOutDataset& d, const NegativeSamplerOptions&
   out->users.resize(static_cast<size_t>(total));
   out->items.resize(static_cast<size_t>(total));
   out->labels.resize(static_cast<size_t>(total));
-  const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(std::max<int64_t>(1, d.num_users))));
+  const int threads =
+      std::max(1, std::min<int>(o.threads, static_cast<int>(std::max<int64_t>(1, d.num_users))));
   auto work = [&](int t) {
     for (int64_t u = t; u < d.num_users; u += threads) {
-      const int64_t rated = d.rated_offsets[static_cast<size_t>(u) + 1] - d.rated_offsets[static_cast<size_t>(u)];
+      const int64_t rated =
+          d.rated_offsets[static_cast<size_t>(u) + 1] - d.rated_offsets[static_cast<size_t>(u)];
       TB_CHECK(rated < d.num_items || o.num_negatives == 0, "user " << u << " rated every item");
-      Rng rng(MixSeed({o.seed, kTrainNegDomain, static_cast<uint64_t>(epoch), static_cast<uint64_t>(u)}));
-      for (int64_t p = d.train_offsets[static_cast<size_t>(u)]; p < d.train_offsets[static_cast<size_t>(u) + 1]; ++p) {
+      Rng rng(MixSeed(
+          {o.seed, kTrainNegDomain, static_cast<uint64_t>(epoch), static_cast<uint64_t>(u)}));
+      for (int64_t p = d.train_offsets[static_cast<size_t>(u)];
+           p < d.train_offsets[static_cast<size_t>(u) + 1]; ++p) {
         auto at = static_cast<size_t>(p * per);
         out->users[at] = static_cast<int32_t>(u);
         out->items[at] = d.train_items[static_cast<size_t>(p)];

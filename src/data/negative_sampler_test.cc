@@ -9,7 +9,9 @@
 namespace trainbench::data {
 namespace {
 
-LeaveOneOutDataset SmallDataset() { return BuildLeaveOneOut(testing::SmallRatings(200, 1200, 150), LeaveOneOutOptions()); }
+LeaveOneOutDataset SmallDataset() {
+  return BuildLeaveOneOut(testing::SmallRatings(200, 1200, 150), LeaveOneOutOptions());
+}
 
 TEST(NegativeSamplerTest, EveryPositiveOnceAndNegativesNeverRated) {
   const LeaveOneOutDataset d = SmallDataset();
@@ -27,7 +29,8 @@ TEST(NegativeSamplerTest, EveryPositiveOnceAndNegativesNeverRated) {
       ++positives[{ex.users[i], ex.items[i]}];
     } else {
       ASSERT_EQ(ex.labels[i], 0.0f);
-      ASSERT_FALSE(d.HasRated(ex.users[i], ex.items[i])) << "negative " << ex.items[i] << " rated by user " << ex.users[i];
+      ASSERT_FALSE(d.HasRated(ex.users[i], ex.items[i]))
+          << "negative " << ex.items[i] << " rated by user " << ex.users[i];
       // Not the held-out test item either.
       ASSERT_NE(ex.items[i], d.test_items[static_cast<size_t>(ex.users[i])]);
       ++negatives;
@@ -36,7 +39,8 @@ TEST(NegativeSamplerTest, EveryPositiveOnceAndNegativesNeverRated) {
   EXPECT_EQ(negatives, d.num_train() * 4);
   ASSERT_EQ(static_cast<int64_t>(positives.size()), d.num_train());
   for (int64_t u = 0; u < d.num_users; ++u) {
-    for (int64_t p = d.train_offsets[static_cast<size_t>(u)]; p < d.train_offsets[static_cast<size_t>(u) + 1]; ++p) {
+    for (int64_t p = d.train_offsets[static_cast<size_t>(u)];
+         p < d.train_offsets[static_cast<size_t>(u) + 1]; ++p) {
       ASSERT_EQ((positives[{static_cast<int32_t>(u), d.train_items[static_cast<size_t>(p)]}]), 1);
     }
   }

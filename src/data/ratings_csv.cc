@@ -2,8 +2,8 @@
 
 #include <array>
 #include <cerrno>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -27,35 +27,41 @@ uint64_t Fnv1a(uint64_t h, std::string_view s) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
 
 int64_t ParseInt(std::string_view f, const std::string& path, int64_t line, int col) {
   f = Trim(f);
-  if (f.empty()) throw core::FileError(path, line, std::string("column ") + kColumns[col] + " is empty");
+  if (f.empty())
+    throw core::FileError(path, line, std::string("column ") + kColumns[col] + " is empty");
   int64_t v = 0;
   auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (ec != std::errc() || p != f.data() + f.size()) {
-    throw core::FileError(path, line, std::string("column ") + kColumns[col] + ": \"" + std::string(f) +
-                                          "\" is not an integer");
+    throw core::FileError(
+        path, line,
+        std::string("column ") + kColumns[col] + ": \"" + std::string(f) + "\" is not an integer");
   }
   if (v < 0) {
-    throw core::FileError(path, line, std::string("column ") + kColumns[col] + ": " + std::to_string(v) +
-                                          " is negative");
+    throw core::FileError(
+        path, line,
+        std::string("column ") + kColumns[col] + ": " + std::to_string(v) + " is negative");
   }
   return v;
 }
 
 float ParseFloat(std::string_view f, const std::string& path, int64_t line, int col) {
   f = Trim(f);
-  if (f.empty()) throw core::FileError(path, line, std::string("column ") + kColumns[col] + " is empty");
+  if (f.empty())
+    throw core::FileError(path, line, std::string("column ") + kColumns[col] + " is empty");
   double v = 0;
   auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (ec != std::errc() || p != f.data() + f.size() || !std::isfinite(v)) {
-    throw core::FileError(path, line, std::string("column ") + kColumns[col] + ": \"" + std::string(f) +
-                                          "\" is not a number");
+    throw core::FileError(
+        path, line,
+        std::string("column ") + kColumns[col] + ": \"" + std::string(f) + "\" is not a number");
   }
   return static_cast<float>(v);
 }
@@ -69,14 +75,17 @@ RatingsTable ReadRatingsCsv(const std::string& path) {
   t.path = path;
   std::string line;
   int64_t n = 0;
-  if (!std::getline(in, line)) throw core::FileError(path, 0, "empty file (expected the header " + std::string(kRatingsHeader) + ")");
+  if (!std::getline(in, line))
+    throw core::FileError(path, 0,
+                          "empty file (expected the header " + std::string(kRatingsHeader) + ")");
   n = 1;
   uint64_t hash = kFnvOffset;
   bool ended_with_newline = !in.eof();
   hash = Fnv1a(hash, line);
   if (Trim(line) != kRatingsHeader) {
-    throw core::FileError(path, 1, "expected the header \"" + std::string(kRatingsHeader) + "\", found \"" +
-                                       std::string(Trim(line)) + "\"");
+    throw core::FileError(path, 1,
+                          "expected the header \"" + std::string(kRatingsHeader) + "\", found \"" +
+                              std::string(Trim(line)) + "\"");
   }
   while (std::getline(in, line)) {
     ++n;
@@ -95,8 +104,9 @@ RatingsTable ReadRatingsCsv(const std::string& path) {
       }
     }
     if (count != 4) {
-      throw core::FileError(path, n, "expected 4 columns (" + std::string(kRatingsHeader) + "), found " +
-                                         std::to_string(count));
+      throw core::FileError(path, n,
+                            "expected 4 columns (" + std::string(kRatingsHeader) + "), found " +
+                                std::to_string(count));
     }
     Rating r;
     r.user = ParseInt(f[0], path, n, 0);

@@ -20,10 +20,10 @@ struct Rating {
 };
 
 struct RatingsTable {
-  std::string path;              // the file it was read from ("" when made in memory)
-  std::vector<Rating> ratings;   // in file order
-  std::vector<int64_t> lines;    // per rating: its 1-based line number in `path`
-  uint64_t content_hash = 0;     // FNV-1a 64 of the file's bytes (identifies the dataset)
+  std::string path;             // the file it was read from ("" when made in memory)
+  std::vector<Rating> ratings;  // in file order
+  std::vector<int64_t> lines;   // per rating: its 1-based line number in `path`
+  uint64_t content_hash = 0;    // FNV-1a 64 of the file's bytes (identifies the dataset)
 };
 
 inline constexpr const char* kRatingsHeader = "userId,movieId,rating,timestamp";

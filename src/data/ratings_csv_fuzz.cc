@@ -11,8 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace trainbench;
-  const std::string path = fuzz::Temp().Write(
-      "ratings.csv", std::string(reinterpret_cast<const char*>(data), size));
+  const std::string path =
+      fuzz::Temp().Write("ratings.csv", std::string(reinterpret_cast<const char*>(data), size));
   fuzz::ExpectOnlyCoreErrors([&] {
     data::RatingsTable table = data::ReadRatingsCsv(path);
     const std::string again =

@@ -20,7 +20,8 @@ void Write(const std::string& path, const std::string& text) {
 TEST(RatingsCsvTest, ReadsMovieLensFormat) {
   TempDir dir;
   const std::string p = dir.file("ratings.csv");
-  Write(p, "userId,movieId,rating,timestamp\n1,2,3.5,1112486027\n1,29,3.5,1112484676\n7,32,4,974\n");
+  Write(p,
+        "userId,movieId,rating,timestamp\n1,2,3.5,1112486027\n1,29,3.5,1112484676\n7,32,4,974\n");
   RatingsTable t = ReadRatingsCsv(p);
   ASSERT_EQ(t.ratings.size(), 3u);
   EXPECT_EQ(t.ratings[0].user, 1);
@@ -46,7 +47,8 @@ TEST(RatingsCsvTest, RoundTripsThroughTheWriter) {
   const std::string p = dir.file("ratings.csv");
   std::vector<Rating> rs = {{1, 10, 4.5f, 100}, {1, 11, 3.0f, 101}, {2, 10, 0.5f, 99}};
   WriteRatingsCsv(p, rs);
-  EXPECT_EQ(core::ReadFile(p), "userId,movieId,rating,timestamp\n1,10,4.5,100\n1,11,3,101\n2,10,0.5,99\n");
+  EXPECT_EQ(core::ReadFile(p),
+            "userId,movieId,rating,timestamp\n1,10,4.5,100\n1,11,3,101\n2,10,0.5,99\n");
   RatingsTable t = ReadRatingsCsv(p);
   ASSERT_EQ(t.ratings.size(), rs.size());
   for (size_t i = 0; i < rs.size(); ++i) {
@@ -69,7 +71,8 @@ TEST(RatingsCsvTest, ContentHashIdentifiesTheBytes) {
   EXPECT_NE(a, ReadRatingsCsv(dir.file("d.csv")).content_hash);  // no final newline
   // FNV-1a 64 of the whole file, as computed over the bytes in one pass.
   uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : std::string("userId,movieId,rating,timestamp\n1,2,3,4\n")) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  for (char c : std::string("userId,movieId,rating,timestamp\n1,2,3,4\n"))
+    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
   EXPECT_EQ(a, h);
 }
 
@@ -95,15 +98,18 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"MissingColumn", "userId,movieId,rating,timestamp\n1,2,3,4\n1,2,3\n",
                 ":3: expected 4 columns (userId,movieId,rating,timestamp), found 3"},
-        BadCase{"ExtraColumn", "userId,movieId,rating,timestamp\n1,2,3,4,5\n", ":2: expected 4 columns"},
+        BadCase{"ExtraColumn", "userId,movieId,rating,timestamp\n1,2,3,4,5\n",
+                ":2: expected 4 columns"},
         BadCase{"NonNumericUser", "userId,movieId,rating,timestamp\n1,2,3,4\nabc,2,3,4\n",
                 ":3: column userId: \"abc\" is not an integer"},
         BadCase{"NonNumericRating", "userId,movieId,rating,timestamp\n1,2,four,4\n",
                 ":2: column rating: \"four\" is not a number"},
         BadCase{"FractionalTimestamp", "userId,movieId,rating,timestamp\n1,2,3,4.5\n",
                 ":2: column timestamp: \"4.5\" is not an integer"},
-        BadCase{"EmptyField", "userId,movieId,rating,timestamp\n1,,3,4\n", ":2: column movieId is empty"},
-        BadCase{"NegativeId", "userId,movieId,rating,timestamp\n-1,2,3,4\n", ":2: column userId: -1 is negative"},
+        BadCase{"EmptyField", "userId,movieId,rating,timestamp\n1,,3,4\n",
+                ":2: column movieId is empty"},
+        BadCase{"NegativeId", "userId,movieId,rating,timestamp\n-1,2,3,4\n",
+                ":2: column userId: -1 is negative"},
         BadCase{"WrongHeader", "user,movie,rating,time\n1,2,3,4\n", ":1: expected the header"},
         BadCase{"HeaderOnly", "userId,movieId,rating,timestamp\n", "holds no rating"},
         BadCase{"Empty", "", "empty file"}),

@@ -11,11 +11,11 @@ namespace trainbench::data {
 
 namespace {
 
-inline constexpr uint64_t kItemsDomain = 0x4954454d53ULL;   // "ITEMS"
-inline constexpr uint64_t kUsersDomain = 0x5553455253ULL;   // "USERS"
-inline constexpr int64_t kEpochStart = 1420070400;          // 2015-01-01T00:00:00Z
+inline constexpr uint64_t kItemsDomain = 0x4954454d53ULL;  // "ITEMS"
+inline constexpr uint64_t kUsersDomain = 0x5553455253ULL;  // "USERS"
+inline constexpr int64_t kEpochStart = 1420070400;         // 2015-01-01T00:00:00Z
 inline constexpr int64_t kDay = 86400;
-inline constexpr int64_t kSpanDays = 3 * 365;               // items are released over 3 years
+inline constexpr int64_t kSpanDays = 3 * 365;  // items are released over 3 years
 
 double Normal(Rng& r) {
   // Box-Muller; 1 - Uniform() is in (0, 1].
@@ -45,7 +45,8 @@ core::Json SyntheticRatingsOptionsJson(const SyntheticRatingsOptions& o) {
 std::vector<Rating> GenerateSyntheticRatings(const SyntheticRatingsOptions& o) {
   if (o.num_users < 1) throw core::Error("synthetic ratings: num_users must be >= 1");
   if (o.latent_dim < 1) throw core::Error("synthetic ratings: latent_dim must be >= 1");
-  if (o.min_ratings_per_user < 1) throw core::Error("synthetic ratings: min_ratings_per_user must be >= 1");
+  if (o.min_ratings_per_user < 1)
+    throw core::Error("synthetic ratings: min_ratings_per_user must be >= 1");
   if (o.max_ratings_per_user < o.min_ratings_per_user) {
     throw core::Error("synthetic ratings: max_ratings_per_user must be >= min_ratings_per_user");
   }
@@ -63,11 +64,14 @@ std::vector<Rating> GenerateSyntheticRatings(const SyntheticRatingsOptions& o) {
   for (float& x : q) x = static_cast<float>(Normal(ir));
   std::vector<int64_t> rank(ni);
   std::iota(rank.begin(), rank.end(), 1);
-  for (size_t i = ni - 1; i > 0; --i) std::swap(rank[i], rank[static_cast<size_t>(ir.UniformInt(0, static_cast<int64_t>(i)))]);
+  for (size_t i = ni - 1; i > 0; --i)
+    std::swap(rank[i], rank[static_cast<size_t>(ir.UniformInt(0, static_cast<int64_t>(i)))]);
   std::vector<double> log_pop(ni);
-  for (size_t i = 0; i < ni; ++i) log_pop[i] = -o.zipf_exponent * std::log(static_cast<double>(rank[i]));
+  for (size_t i = 0; i < ni; ++i)
+    log_pop[i] = -o.zipf_exponent * std::log(static_cast<double>(rank[i]));
   std::vector<int64_t> release(ni);
-  for (auto& t : release) t = kEpochStart + ir.UniformInt(0, kSpanDays) * kDay + ir.UniformInt(0, kDay - 1);
+  for (auto& t : release)
+    t = kEpochStart + ir.UniformInt(0, kSpanDays) * kDay + ir.UniformInt(0, kDay - 1);
   std::vector<int64_t> item_id(ni);
   int64_t next_id = 1;
   for (auto& id : item_id) {
@@ -82,8 +86,10 @@ std::vector<Rating> GenerateSyntheticRatings(const SyntheticRatingsOptions& o) {
   for (int64_t u = 0; u < o.num_users; ++u) {
     Rng ur(MixSeed({o.seed, kUsersDomain, static_cast<uint64_t>(u)}));
     for (float& x : p) x = static_cast<float>(Normal(ur));
-    const double extra = std::exp(std::log(std::max(1e-9, o.median_extra_ratings)) + o.activity_sigma * Normal(ur));
-    const auto n = static_cast<size_t>(std::min<double>(o.max_ratings_per_user, o.min_ratings_per_user + std::floor(extra)));
+    const double extra =
+        std::exp(std::log(std::max(1e-9, o.median_extra_ratings)) + o.activity_sigma * Normal(ur));
+    const auto n = static_cast<size_t>(
+        std::min<double>(o.max_ratings_per_user, o.min_ratings_per_user + std::floor(extra)));
     const int64_t first_active = kEpochStart + ur.UniformInt(0, kSpanDays) * kDay;
     // Gumbel top-n over the logits: n distinct items drawn with probability ~ exp(logit).
     for (size_t i = 0; i < ni; ++i) {

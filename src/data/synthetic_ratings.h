@@ -25,9 +25,9 @@ struct SyntheticRatingsOptions {
   int64_t num_users = 8000;
   int64_t num_items = 3000;
   int latent_dim = 16;
-  double affinity = 3.0;            // weight of the user-item latent match
-  double popularity = 1.0;          // weight of log item popularity
-  double zipf_exponent = 0.8;       // item popularity w_i ~ rank^-exponent
+  double affinity = 3.0;       // weight of the user-item latent match
+  double popularity = 1.0;     // weight of log item popularity
+  double zipf_exponent = 0.8;  // item popularity w_i ~ rank^-exponent
   int min_ratings_per_user = 20;
   double median_extra_ratings = 20;  // user activity: min + lognormal(log(median), sigma)
   double activity_sigma = 1.0;

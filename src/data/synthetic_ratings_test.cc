@@ -74,7 +74,8 @@ TEST(SyntheticRatingsTest, ItemPopularityIsLongTailed) {
 TEST(SyntheticRatingsTest, RejectsInconsistentOptions) {
   SyntheticRatingsOptions g = Small();
   g.num_items = 100;  // fewer than max_ratings_per_user
-  EXPECT_NE(testing::ErrorOf([&] { GenerateSyntheticRatings(g); }).find("num_items"), std::string::npos);
+  EXPECT_NE(testing::ErrorOf([&] { GenerateSyntheticRatings(g); }).find("num_items"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // synthetic images/datasets.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,13 +11,11 @@
 #include <filesystem>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "core/error.h"
 #include "data/image.h"
 #include "data/leave_one_out.h"
-#include "data/synthetic_ratings.h"
 #include "data/random.h"
+#include "data/synthetic_ratings.h"
 
 namespace trainbench::data::testing {
 

@@ -6,7 +6,8 @@
 
 namespace trainbench::dist {
 
-GradientReducer::GradientReducer(std::shared_ptr<ProcessGroup> group, std::vector<torch::Tensor> params,
+GradientReducer::GradientReducer(std::shared_ptr<ProcessGroup> group,
+                                 std::vector<torch::Tensor> params,
                                  std::vector<torch::Tensor> sparse, GradientReducerOptions options)
     : group_(std::move(group)), params_(std::move(params)), options_(options) {
   TB_CHECK(group_ != nullptr, "GradientReducer without a group");
@@ -78,7 +79,8 @@ void GradientReducer::Prepare() {
 
 void GradientReducer::OnGrad(size_t n, const torch::Tensor& grad) {
   std::lock_guard<std::mutex> lock(mu_);
-  TB_CHECK(in_step_, "a gradient arrived outside Prepare()/Finish() (call Prepare before backward)");
+  TB_CHECK(in_step_,
+           "a gradient arrived outside Prepare()/Finish() (call Prepare before backward)");
   Slot& s = slots_[n];
   if (s.ready) {
     // A second gradient for the same parameter in one backward (it is used by two graphs).
@@ -115,8 +117,9 @@ torch::Tensor GradientReducer::ReduceSparse(const torch::Tensor& grad, const tor
   if (grad.defined()) {
     g = grad.coalesce();
   } else {
-    g = torch::sparse_coo_tensor(torch::empty({1, 0}, torch::kInt64).to(param.device()),
-                                 torch::empty({0, param.size(1)}, param.options().requires_grad(false)), param.sizes())
+    g = torch::sparse_coo_tensor(
+            torch::empty({1, 0}, torch::kInt64).to(param.device()),
+            torch::empty({0, param.size(1)}, param.options().requires_grad(false)), param.sizes())
             .coalesce();
   }
   torch::Tensor idx = g.indices().reshape(-1);  // [nnz] row ids (embedding weights are 2-D)
@@ -184,7 +187,8 @@ void GradientReducer::Finish() {
   for (size_t n : sparse_params_) {
     params_[n].mutable_grad() = ReduceSparse(slots_[n].sparse_grad, params_[n]);
   }
-  stats_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats_.wait_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++stats_.steps;
 }
 

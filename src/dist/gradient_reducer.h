@@ -35,9 +35,9 @@ struct GradientReducerOptions {
 
 struct GradientReducerStats {
   int64_t buckets = 0;
-  int64_t dense_bytes = 0;   // per step
+  int64_t dense_bytes = 0;  // per step
   int64_t steps = 0;
-  double wait_seconds = 0;   // time Finish spent blocked on communication, over all steps
+  double wait_seconds = 0;  // time Finish spent blocked on communication, over all steps
 };
 
 class GradientReducer {

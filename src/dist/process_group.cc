@@ -1,10 +1,9 @@
 #include "dist/process_group.h"
 
+#include <cstdlib>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-
-#include <cstdlib>
 
 #include "core/error.h"
 
@@ -26,7 +25,9 @@ class LocalGroup : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string backend() const override { return "local"; }
-  std::unique_ptr<Work> AllReduceSumAsync(torch::Tensor&) override { return std::make_unique<DoneWork>(); }
+  std::unique_ptr<Work> AllReduceSumAsync(torch::Tensor&) override {
+    return std::make_unique<DoneWork>();
+  }
   void Broadcast(torch::Tensor&, int root) override {
     TB_CHECK(root == 0, "broadcast root outside the group");
   }
@@ -37,9 +38,10 @@ class LocalGroup : public ProcessGroup {
 // Rewrites a c10d/Gloo exception as an error that says which collective on which rank failed,
 // and what usually causes it.
 [[noreturn]] void Fail(const std::string& what, int rank, int size, const std::exception& e) {
-  throw core::Error("data-parallel " + what + " failed on rank " + std::to_string(rank) + " of " +
-                    std::to_string(size) + ": " + e.what() +
-                    " (another rank has probably died, stopped answering or hit an error; see its output)");
+  throw core::Error(
+      "data-parallel " + what + " failed on rank " + std::to_string(rank) + " of " +
+      std::to_string(size) + ": " + e.what() +
+      " (another rank has probably died, stopped answering or hit an error; see its output)");
 }
 
 class GlooWork : public Work {
@@ -62,8 +64,8 @@ class GlooWork : public Work {
 
 class GlooGroup : public ProcessGroup {
  public:
-  GlooGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroupGloo> pg, int rank,
-            int size)
+  GlooGroup(c10::intrusive_ptr<c10d::Store> store, c10::intrusive_ptr<c10d::ProcessGroupGloo> pg,
+            int rank, int size)
       : store_(std::move(store)), pg_(std::move(pg)), rank_(rank), size_(size) {}
 
   int rank() const override { return rank_; }
@@ -122,8 +124,8 @@ c10::intrusive_ptr<c10d::Store> ClientStore(const std::string& addr, int port, d
   try {
     return c10::make_intrusive<c10d::TCPStore>(addr, o);
   } catch (const std::exception& e) {
-    throw core::Error("cannot reach the rendezvous store at " + addr + ":" + std::to_string(port) + " within " +
-                      std::to_string(static_cast<int>(timeout_s)) + " s: " + e.what());
+    throw core::Error("cannot reach the rendezvous store at " + addr + ":" + std::to_string(port) +
+                      " within " + std::to_string(static_cast<int>(timeout_s)) + " s: " + e.what());
   }
 }
 
@@ -155,8 +157,8 @@ std::shared_ptr<ProcessGroup> ConnectGroup(const Rendezvous& r, const std::strin
   } catch (const std::exception& e) {
     throw core::Error("rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size) +
                       " could not connect to the other ranks (rendezvous " + r.master_addr + ":" +
-                      std::to_string(r.master_port) + ", timeout " + std::to_string(static_cast<int>(r.timeout_s)) +
-                      " s): " + e.what());
+                      std::to_string(r.master_port) + ", timeout " +
+                      std::to_string(static_cast<int>(r.timeout_s)) + " s): " + e.what());
   }
 }
 
@@ -174,7 +176,8 @@ StoreServer::StoreServer(const std::string& addr, int port, double timeout_s)
   try {
     impl_->store = c10::make_intrusive<c10d::TCPStore>(addr, o);
   } catch (const std::exception& e) {
-    throw core::Error("cannot listen for the rendezvous at " + addr + ":" + std::to_string(port) + ": " + e.what());
+    throw core::Error("cannot listen for the rendezvous at " + addr + ":" + std::to_string(port) +
+                      ": " + e.what());
   }
 }
 
@@ -193,7 +196,8 @@ std::string StoreGet(const std::string& addr, int port, const std::string& key, 
     return std::string(v.begin(), v.end());
   } catch (const std::exception& e) {
     throw core::Error("rendezvous store " + addr + ":" + std::to_string(port) + ": key \"" + key +
-                      "\" not set within " + std::to_string(static_cast<int>(timeout_s)) + " s: " + e.what());
+                      "\" not set within " + std::to_string(static_cast<int>(timeout_s)) +
+                      " s: " + e.what());
   }
 }
 
@@ -219,7 +223,8 @@ void BroadcastModuleState(ProcessGroup& g, torch::nn::Module& m, int root) {
   BroadcastTensors(g, m.buffers(), root);
 }
 
-void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& tensors, const std::string& what) {
+void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& tensors,
+                            const std::string& what) {
   if (g.size() == 1) return;
   torch::NoGradGuard no_grad;
   std::vector<double> digest;
@@ -234,8 +239,9 @@ void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& t
   for (int r = 0; r < g.size(); ++r) {
     if (!torch::equal(all[r], all[0])) {
       int64_t k = (all[r] != all[0]).nonzero()[0][0].item<int64_t>() / 2;
-      throw core::Error("data-parallel replicas diverged: " + what + " tensor " + std::to_string(k) +
-                        " differs between rank 0 and rank " + std::to_string(r));
+      throw core::Error("data-parallel replicas diverged: " + what + " tensor " +
+                        std::to_string(k) + " differs between rank 0 and rank " +
+                        std::to_string(r));
     }
   }
 }

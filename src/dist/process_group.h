@@ -57,6 +57,7 @@ void BroadcastTensors(ProcessGroup& g, const std::vector<torch::Tensor>& tensors
 void BroadcastModuleState(ProcessGroup& g, torch::nn::Module& m, int root = 0);
 // Throws core::Error when the ranks' replicas differ: a float64 digest of every parameter
 // (sum and position-weighted sum) is gathered and compared exactly. `what` names the model.
-void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& tensors, const std::string& what);
+void CheckReplicasIdentical(ProcessGroup& g, const std::vector<torch::Tensor>& tensors,
+                            const std::string& what);
 
 }  // namespace trainbench::dist

@@ -16,12 +16,12 @@ using testing::ExpectAllOk;
 using testing::ForkRanks;
 
 // Inside a child: a failed expectation exits non-zero with a message.
-#define CHILD_EXPECT(cond)                                                     \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
+#define CHILD_EXPECT(cond)                                                                \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
       std::fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                                \
-    }                                                                          \
+      return 1;                                                                           \
+    }                                                                                     \
   } while (0)
 
 TEST(LocalGroup, CollectivesAreTheIdentity) {
@@ -66,7 +66,8 @@ TEST(GlooGroup, ReplicaCheckFindsADivergedRank) {
       CheckReplicasIdentical(*g, differ, "weight");
     } catch (const core::Error& e) {
       std::string m = e.what();
-      CHILD_EXPECT(m.find("replicas diverged: weight tensor 1 differs between rank 0 and rank 1") != std::string::npos);
+      CHILD_EXPECT(m.find("replicas diverged: weight tensor 1 differs between rank 0 and rank 1") !=
+                   std::string::npos);
       return 0;
     }
     return 1;
@@ -86,7 +87,8 @@ TEST(GlooGroup, DeadRankMakesTheOthersFailPromptly) {
             g->AllReduceSum(t);
           } catch (const core::Error& e) {
             std::string m = e.what();
-            CHILD_EXPECT(m.find("data-parallel allreduce failed on rank 0 of 2") != std::string::npos);
+            CHILD_EXPECT(m.find("data-parallel allreduce failed on rank 0 of 2") !=
+                         std::string::npos);
             // Step 3 is the first the dead rank misses (step 2 at the earliest, if the reset
             // overtakes data already sent).
             CHILD_EXPECT(step == 2 || step == 3);
@@ -116,7 +118,8 @@ TEST(GlooGroup, HungRankMakesTheOthersTimeOut) {
         try {
           g->AllReduceSum(t);
         } catch (const core::Error& e) {
-          double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          double waited =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           CHILD_EXPECT(std::string(e.what()).find("failed on rank 0 of 2") != std::string::npos);
           CHILD_EXPECT(waited >= 1.5 && waited < 15.0);
           return 42;

@@ -48,7 +48,8 @@ std::pair<std::string, int> ParseHostPort(const std::string& text, const std::st
     port = text.substr(close + 2);
   } else {
     auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0) throw core::Error(what + ": \"" + text + "\" is not ADDRESS:PORT");
+    if (colon == std::string::npos || colon == 0)
+      throw core::Error(what + ": \"" + text + "\" is not ADDRESS:PORT");
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
   }
@@ -64,8 +65,9 @@ Rendezvous ResolveRendezvous(const RendezvousFlags& f, const EnvLookup& env) {
   if (f.nproc < 0) throw core::Error("--nproc must be >= 1");
   if (f.nproc > 0) {
     if (f.rank >= 0 || f.world_size >= 0 || !f.master.empty()) {
-      throw core::Error("--nproc starts local worker processes; it cannot be combined with --rank, "
-                        "--world-size or --master (use those to join a job on several machines)");
+      throw core::Error(
+          "--nproc starts local worker processes; it cannot be combined with --rank, "
+          "--world-size or --master (use those to join a job on several machines)");
     }
     r.world_size = f.nproc;
     r.mode = f.nproc > 1 ? LaunchMode::kLocal : LaunchMode::kSingle;
@@ -100,12 +102,14 @@ Rendezvous ResolveRendezvous(const RendezvousFlags& f, const EnvLookup& env) {
   } else if (src != nullptr) {
     r.rank = env_count(src->rank);
   } else {
-    throw core::Error("--world-size " + std::to_string(r.world_size) + " needs --rank (or a launcher's RANK)");
+    throw core::Error("--world-size " + std::to_string(r.world_size) +
+                      " needs --rank (or a launcher's RANK)");
   }
-  if (r.world_size < 1) throw core::Error("world size must be >= 1, got " + std::to_string(r.world_size));
+  if (r.world_size < 1)
+    throw core::Error("world size must be >= 1, got " + std::to_string(r.world_size));
   if (r.rank >= r.world_size) {
-    throw core::Error("rank " + std::to_string(r.rank) + " is outside [0, " + std::to_string(r.world_size) +
-                      ") (" + r.source + ")");
+    throw core::Error("rank " + std::to_string(r.rank) + " is outside [0, " +
+                      std::to_string(r.world_size) + ") (" + r.source + ")");
   }
   if (src != nullptr && env(src->local_rank) != nullptr) {
     r.local_rank = env_count(src->local_rank);
@@ -117,11 +121,14 @@ Rendezvous ResolveRendezvous(const RendezvousFlags& f, const EnvLookup& env) {
   } else if (env("MASTER_ADDR") != nullptr && env("MASTER_PORT") != nullptr) {
     r.master_addr = env("MASTER_ADDR");
     int p = ParseCount(env("MASTER_PORT"), "environment variable MASTER_PORT");
-    if (p < 1 || p > 65535) throw core::Error("environment variable MASTER_PORT: " + std::to_string(p) + " is outside 1..65535");
+    if (p < 1 || p > 65535)
+      throw core::Error("environment variable MASTER_PORT: " + std::to_string(p) +
+                        " is outside 1..65535");
     r.master_port = p;
   } else if (r.world_size > 1) {
-    throw core::Error("rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size) +
-                      " needs the rendezvous address: --master ADDR:PORT, or MASTER_ADDR and MASTER_PORT");
+    throw core::Error(
+        "rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size) +
+        " needs the rendezvous address: --master ADDR:PORT, or MASTER_ADDR and MASTER_PORT");
   }
   r.mode = LaunchMode::kMember;
   if (r.world_size == 1) r.mode = LaunchMode::kSingle;
@@ -135,8 +142,8 @@ std::string Describe(const Rendezvous& r) {
     case LaunchMode::kLocal:
       return std::to_string(r.world_size) + " local processes";
     case LaunchMode::kMember:
-      return "rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size) + " (" + r.source +
-             "), master " + r.master_addr + ":" + std::to_string(r.master_port);
+      return "rank " + std::to_string(r.rank) + " of " + std::to_string(r.world_size) + " (" +
+             r.source + "), master " + r.master_addr + ":" + std::to_string(r.master_port);
   }
   return "";
 }

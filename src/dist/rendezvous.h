@@ -41,9 +41,9 @@ struct Rendezvous {
   int world_size = 1;
   int local_rank = 0;
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;     // 0 with kLocal: the launcher picks a free port
+  int master_port = 0;  // 0 with kLocal: the launcher picks a free port
   double timeout_s = 120;
-  std::string source;      // where the settings came from, for the log: "flags", "torchrun", ...
+  std::string source;  // where the settings came from, for the log: "flags", "torchrun", ...
 
   bool distributed() const { return world_size > 1 || mode != LaunchMode::kSingle; }
 };

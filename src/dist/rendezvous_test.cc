@@ -78,7 +78,11 @@ TEST(Rendezvous, FlagsMakeAMember) {
 }
 
 TEST(Rendezvous, TorchrunEnvironment) {
-  Env e{{{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}}};
+  Env e{{{"RANK", "1"},
+         {"WORLD_SIZE", "2"},
+         {"LOCAL_RANK", "1"},
+         {"MASTER_ADDR", "node0"},
+         {"MASTER_PORT", "29500"}}};
   Rendezvous r = ResolveRendezvous({}, e.lookup());
   EXPECT_EQ(r.mode, LaunchMode::kMember);
   EXPECT_EQ(r.rank, 1);
@@ -90,7 +94,9 @@ TEST(Rendezvous, TorchrunEnvironment) {
 }
 
 TEST(Rendezvous, OpenMpiEnvironmentWithMasterFlag) {
-  Env e{{{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}}};
+  Env e{{{"OMPI_COMM_WORLD_RANK", "3"},
+         {"OMPI_COMM_WORLD_SIZE", "4"},
+         {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}}};
   RendezvousFlags f;
   f.master = "[fe80::1]:1234";
   Rendezvous r = ResolveRendezvous(f, e.lookup());

@@ -3,12 +3,11 @@
 // ended. Children use one intra-op thread and never return into the test framework.
 #pragma once
 
+#include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <ATen/Parallel.h>
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
@@ -27,12 +26,13 @@ namespace trainbench::dist::testing {
 struct ChildEnd {
   bool exited = false;  // false: killed by a signal (or by the deadline)
   int code = -1;
-  double seconds = 0;   // from the start to this child's end
+  double seconds = 0;  // from the start to this child's end
 };
 
 // fn(group) returns the child's exit code; an exception prints its message and exits 100.
 // world_size 1 gives the local group. Children alive after `deadline_s` are killed.
-inline std::vector<ChildEnd> ForkRanks(int world_size, const std::function<int(std::shared_ptr<ProcessGroup>)>& fn,
+inline std::vector<ChildEnd> ForkRanks(int world_size,
+                                       const std::function<int(std::shared_ptr<ProcessGroup>)>& fn,
                                        double timeout_s = 20, double deadline_s = 60) {
   std::unique_ptr<StoreServer> store;
   Rendezvous r;
@@ -77,9 +77,11 @@ inline std::vector<ChildEnd> ForkRanks(int world_size, const std::function<int(s
       --left;
       ends[k].exited = WIFEXITED(status);
       ends[k].code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-      ends[k].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ends[k].seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > deadline_s) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+        deadline_s) {
       for (int k = 0; k < world_size; ++k) {
         if (!done[k]) ::kill(pids[k], SIGKILL);
       }
@@ -91,7 +93,8 @@ inline std::vector<ChildEnd> ForkRanks(int world_size, const std::function<int(s
 
 inline void ExpectAllOk(const std::vector<ChildEnd>& ends) {
   for (size_t k = 0; k < ends.size(); ++k) {
-    EXPECT_TRUE(ends[k].exited && ends[k].code == 0) << "rank " << k << " ended with " << ends[k].code;
+    EXPECT_TRUE(ends[k].exited && ends[k].code == 0)
+        << "rank " << k << " ended with " << ends[k].code;
   }
 }
 

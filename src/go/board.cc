@@ -38,7 +38,8 @@ char ColorChar(Color c) { return c == kBlack ? 'X' : c == kWhite ? 'O' : c == kE
 uint64_t ZobristKey(Color c, int p) { return Keys().keys[c][p]; }
 
 Board::Board(int size) : size_(size) {
-  if (size < 1 || size > kMaxSize) throw core::Error("board size " + std::to_string(size) + " is outside 1..19");
+  if (size < 1 || size > kMaxSize)
+    throw core::Error("board size " + std::to_string(size) + " is outside 1..19");
   color_.fill(kBorder);
   for (int r = 0; r < size; ++r) {
     for (int c = 0; c < size; ++c) color_[Index(r, c)] = kEmpty;
@@ -170,7 +171,8 @@ bool Board::Setup(Color c, int p) {
     // Rebuild without the stone: simplest correct way for rare setup edits.
     Board b(size_);
     for (int q = 0; q < kPoints; ++q) {
-      if (q != p && (color_[q] == kBlack || color_[q] == kWhite) && !b.Setup(color_[q], q)) return false;
+      if (q != p && (color_[q] == kBlack || color_[q] == kWhite) && !b.Setup(color_[q], q))
+        return false;
     }
     b.captured_ = captured_;
     *this = b;
@@ -329,19 +331,24 @@ Board Board::FromText(const std::string& text) {
     if (!row.empty()) rows.push_back(row);
   }
   const int n = static_cast<int>(rows.size());
-  if (n < 1 || n > kMaxSize) throw core::Error("board text: " + std::to_string(n) + " rows, expected 1..19");
+  if (n < 1 || n > kMaxSize)
+    throw core::Error("board text: " + std::to_string(n) + " rows, expected 1..19");
   Board b(n);
   for (int r = 0; r < n; ++r) {
     if (static_cast<int>(rows[r].size()) != n) {
-      throw core::Error("board text: row " + std::to_string(r + 1) + " has " + std::to_string(rows[r].size()) +
-                        " points, expected " + std::to_string(n));
+      throw core::Error("board text: row " + std::to_string(r + 1) + " has " +
+                        std::to_string(rows[r].size()) + " points, expected " + std::to_string(n));
     }
     for (int c = 0; c < n; ++c) {
       char ch = rows[r][c];
-      Color col = ch == 'X' || ch == 'x' ? kBlack : ch == 'O' || ch == 'o' ? kWhite : ch == '.' ? kEmpty : kBorder;
+      Color col = ch == 'X' || ch == 'x'   ? kBlack
+                  : ch == 'O' || ch == 'o' ? kWhite
+                  : ch == '.'              ? kEmpty
+                                           : kBorder;
       if (col == kBorder) {
-        throw core::Error("board text: row " + std::to_string(r + 1) + " column " + std::to_string(c + 1) +
-                          ": unexpected character '" + std::string(1, ch) + "' (expected . X O)");
+        throw core::Error("board text: row " + std::to_string(r + 1) + " column " +
+                          std::to_string(c + 1) + ": unexpected character '" + std::string(1, ch) +
+                          "' (expected . X O)");
       }
       if (col != kEmpty) b.PlaceStone(col, Index(r, c));
     }

@@ -208,7 +208,6 @@ TEST(Board, RandomGamesKeepChainsConsistent) {
   }
 }
 
-
 // AssignUsed into a board of the same size that held another game is assignment: the same
 // stones, ko, captures and hash, and the same continuation afterwards (legal moves, chains and
 // their liberties, captures); into a board of another size it is a full copy.
@@ -238,7 +237,8 @@ TEST(Board, AssignUsedIsAssignment) {
         ASSERT_EQ(used.captured_by(kWhite), full.captured_by(kWhite));
         ASSERT_EQ(used.LegalMoves(cc), full.LegalMoves(cc));
         for (int q = 0; q < kPoints; ++q) {
-          if (full.at(q) == kBlack || full.at(q) == kWhite) ASSERT_EQ(used.Liberties(q), full.Liberties(q));
+          if (full.at(q) == kBlack || full.at(q) == kWhite)
+            ASSERT_EQ(used.Liberties(q), full.Liberties(q));
         }
         const int p = random_move(full, cc, cont);
         const int before = full.captured_by(cc);

@@ -6,8 +6,8 @@
 namespace trainbench::go {
 
 Game GnuGoSelfPlay(const GnuGoOptions& o, uint64_t seed) {
-  GtpClient g({o.binary, "--mode", "gtp", "--level", std::to_string(o.level), "--chinese-rules", "--seed",
-               std::to_string(seed)},
+  GtpClient g({o.binary, "--mode", "gtp", "--level", std::to_string(o.level), "--chinese-rules",
+               "--seed", std::to_string(seed)},
               o.timeout_s);
   SetUpOpponent(g, o.size, o.komi);
   Game game(o.size, o.komi);

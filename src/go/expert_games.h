@@ -17,8 +17,8 @@ struct GnuGoOptions {
   int level = 1;
   int size = 9;
   double komi = 7.5;
-  int max_moves = 0;        // 0: 3 * size * size
-  double timeout_s = 60;    // per GTP command
+  int max_moves = 0;      // 0: 3 * size * size
+  double timeout_s = 60;  // per GTP command
 };
 
 // One game of GNU Go against itself with `seed`; ends with two passes, a resignation or the
@@ -27,9 +27,9 @@ Game GnuGoSelfPlay(const GnuGoOptions& o, uint64_t seed);
 
 // A position and the move the expert played there.
 struct LabelledPosition {
-  Game game;                // the game up to (not including) the move
+  Game game;  // the game up to (not including) the move
   Move next;
-  std::string source;       // "file:line"
+  std::string source;  // "file:line"
 };
 
 // Every position of every game in the SGF files, in file order. A bad file is a

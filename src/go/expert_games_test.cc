@@ -12,7 +12,8 @@ namespace {
 
 TEST(GnuGoSelfPlay, IsDeterministicPerSeedAndLegal) {
   GnuGoOptions o;
-  if (::access(o.binary.c_str(), X_OK) != 0) GTEST_SKIP() << o.binary << " missing (Debian package gnugo)";
+  if (::access(o.binary.c_str(), X_OK) != 0)
+    GTEST_SKIP() << o.binary << " missing (Debian package gnugo)";
   Game a = GnuGoSelfPlay(o, 3), b = GnuGoSelfPlay(o, 3), c = GnuGoSelfPlay(o, 4);
   EXPECT_GT(a.moves().size(), 20u);
   EXPECT_EQ(a.moves(), b.moves());
@@ -37,7 +38,8 @@ TEST(PositionsOf, EveryMoveIsALabelledPosition) {
     PositionsOf({path});
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(path + ":1: move 2 (W[cc]): illegal: point occupied"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(path + ":1: move 2 (W[cc]): illegal: point occupied"),
+              std::string::npos)
         << e.what();
   }
 }

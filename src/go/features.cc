@@ -38,8 +38,8 @@ namespace {
 // (r, c) -> symmetric (r, c) on an n x n board.
 void Map(int r, int c, int n, int sym, int* rr, int* cc) {
   if (sym & 4) std::swap(r, c);  // transpose
-  if (sym & 1) r = n - 1 - r;     // flip rows
-  if (sym & 2) c = n - 1 - c;     // flip columns
+  if (sym & 1) r = n - 1 - r;    // flip rows
+  if (sym & 2) c = n - 1 - c;    // flip columns
   *rr = r;
   *cc = c;
 }

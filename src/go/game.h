@@ -21,10 +21,11 @@ struct Move {
 
 // GTP vertex <-> point; nullopt for a malformed vertex or one outside the board.
 std::optional<int> ParseGtpVertex(const std::string& v, int size);  // "pass" -> kPass
-std::string GtpVertex(int point, int size);                       // kPass -> "pass"
-char GtpColumn(int col);                                          // 0 -> 'A', 8 -> 'J' (no I)
-std::optional<int> ParseSgfPoint(const std::string& v, int size);  // "" / "tt" (size <= 19) -> kPass
-std::string SgfPoint(int point);                                  // kPass -> ""
+std::string GtpVertex(int point, int size);                         // kPass -> "pass"
+char GtpColumn(int col);                                            // 0 -> 'A', 8 -> 'J' (no I)
+std::optional<int> ParseSgfPoint(const std::string& v,
+                                 int size);  // "" / "tt" (size <= 19) -> kPass
+std::string SgfPoint(int point);             // kPass -> ""
 
 // Komi as GTP and the command line give it: a decimal number ("7.5", "-3", "0.5e1"), finite and
 // within +-kMaxKomi (a board of 19x19 has 361 points). nullopt for anything else: "nan", "inf",

@@ -58,8 +58,10 @@ GoDatasetSummary CheckExpertCollection(const std::string& dir, int size) {
   for (const auto& f : files) {
     for (const auto& rec : ReadSgfFile(f)) {
       if (rec.size != size) {
-        throw core::FileError(f, 0, "a " + std::to_string(rec.size) + "x" + std::to_string(rec.size) +
-                                        " game; the benchmark plays " + std::to_string(size) + "x" + std::to_string(size));
+        throw core::FileError(f, 0,
+                              "a " + std::to_string(rec.size) + "x" + std::to_string(rec.size) +
+                                  " game; the benchmark plays " + std::to_string(size) + "x" +
+                                  std::to_string(size));
       }
       ++s.games;
       Replay(rec, f, [&](const Game&, const SgfMove&) { ++s.positions; });
@@ -69,7 +71,9 @@ GoDatasetSummary CheckExpertCollection(const std::string& dir, int size) {
 }
 
 GoDatasetSummary PrepareGoMini(const std::string& dir, const GoMiniOptions& o, std::FILE* log) {
-  if (o.size < 2 || o.size > kMaxSize) throw core::Error("prepare go: board size " + std::to_string(o.size) + " is outside 2.." + std::to_string(kMaxSize));
+  if (o.size < 2 || o.size > kMaxSize)
+    throw core::Error("prepare go: board size " + std::to_string(o.size) + " is outside 2.." +
+                      std::to_string(kMaxSize));
   if (o.games < 1) throw core::Error("prepare go: games must be at least 1");
   if (o.level < 0 || o.level > 10) throw core::Error("prepare go: GNU Go's level must be 0..10");
   const auto t0 = std::chrono::steady_clock::now();
@@ -85,14 +89,17 @@ GoDatasetSummary PrepareGoMini(const std::string& dir, const GoMiniOptions& o, s
     }
     const std::string diff = core::JsonFirstDifference(have, want);
     if (!diff.empty()) {
-      throw core::FileError(meta, 0, "describes another dataset (" + diff + ": " + core::JsonValueAt(have, diff) +
-                                         " here, " + core::JsonValueAt(want, diff) +
-                                         " asked); remove the folder to record it again, or pass --data for another folder");
+      throw core::FileError(
+          meta, 0,
+          "describes another dataset (" + diff + ": " + core::JsonValueAt(have, diff) + " here, " +
+              core::JsonValueAt(want, diff) +
+              " asked); remove the folder to record it again, or pass --data for another folder");
     }
     s = CheckExpertCollection(dir + "/test", o.size);
     if (s.games != o.games) {
-      throw core::FileError(dir + "/test", 0, "holds " + std::to_string(s.games) + " games, dataset.json says " +
-                                                  std::to_string(o.games) + "; remove the folder to record it again");
+      throw core::FileError(dir + "/test", 0,
+                            "holds " + std::to_string(s.games) + " games, dataset.json says " +
+                                std::to_string(o.games) + "; remove the folder to record it again");
     }
   } else {
     // No dataset.json: nothing complete is here (it is written last); start the games afresh.
@@ -113,7 +120,8 @@ GoDatasetSummary PrepareGoMini(const std::string& dir, const GoMiniOptions& o, s
           for (int k = next++; k <= o.games; k = next++) {
             const Game game = GnuGoSelfPlay(g, o.seed * 100000 + static_cast<uint64_t>(k));
             core::WriteFileAtomically(GameFile(dir, k), WriteSgf(game, "GNU Go", "GNU Go"));
-            if (log != nullptr && k % 25 == 0) std::fprintf(log, "  %d of %d games recorded\n", k, o.games);
+            if (log != nullptr && k % 25 == 0)
+              std::fprintf(log, "  %d of %d games recorded\n", k, o.games);
           }
         } catch (...) {
           errors[static_cast<size_t>(t)] = std::current_exception();

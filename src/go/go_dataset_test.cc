@@ -32,7 +32,8 @@ std::string ErrorOf(const std::function<void()>& f) {
 
 TEST(GoDataset, RecordsThenVerifiesThenRefusesOtherOptions) {
   GoMiniOptions o;
-  if (::access(o.gnugo.c_str(), X_OK) != 0) GTEST_SKIP() << o.gnugo << " missing (Debian package gnugo)";
+  if (::access(o.gnugo.c_str(), X_OK) != 0)
+    GTEST_SKIP() << o.gnugo << " missing (Debian package gnugo)";
   o.size = 7;
   o.level = 0;
   o.games = 3;

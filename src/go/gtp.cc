@@ -24,10 +24,10 @@ namespace trainbench::go {
 
 namespace {
 
-const std::vector<std::string> kCommands = {"protocol_version", "name",      "version",     "known_command",
-                                            "list_commands",    "boardsize", "clear_board", "komi",
-                                            "play",             "genmove",   "undo",        "final_score",
-                                            "showboard",        "quit"};
+const std::vector<std::string> kCommands = {
+    "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
+    "clear_board",      "komi", "play",    "genmove",       "undo",          "final_score",
+    "showboard",        "quit"};
 
 std::optional<Color> ParseColor(const std::string& s) {
   std::string l;
@@ -54,10 +54,15 @@ std::string ShowBoard(const Board& b) {
   return s + head;
 }
 
-GtpEngine::GtpEngine(std::string name, std::string version, MoveGenerator genmove, int size, double komi)
-    : name_(std::move(name)), version_(std::move(version)), genmove_(std::move(genmove)), game_(size, komi) {}
+GtpEngine::GtpEngine(std::string name, std::string version, MoveGenerator genmove, int size,
+                     double komi)
+    : name_(std::move(name)),
+      version_(std::move(version)),
+      genmove_(std::move(genmove)),
+      game_(size, komi) {}
 
-std::string GtpEngine::Dispatch(const std::string& cmd, const std::vector<std::string>& a, bool* ok) {
+std::string GtpEngine::Dispatch(const std::string& cmd, const std::vector<std::string>& a,
+                                bool* ok) {
   *ok = true;
   auto fail = [&](const std::string& msg) {
     *ok = false;
@@ -88,7 +93,8 @@ std::string GtpEngine::Dispatch(const std::string& cmd, const std::vector<std::s
     } catch (const std::exception&) {
       return fail("syntax error");
     }
-    if (n < 2 || n > kMaxSize || (fixed_size_ > 0 && n != fixed_size_)) return fail("unacceptable size");
+    if (n < 2 || n > kMaxSize || (fixed_size_ > 0 && n != fixed_size_))
+      return fail("unacceptable size");
     game_ = Game(n, game_.komi());
     return "";
   }
@@ -157,7 +163,8 @@ std::string GtpEngine::Handle(const std::string& raw) {
   while (in >> w) words.push_back(w);
   if (words.empty()) return "";
   std::string id;
-  if (std::all_of(words[0].begin(), words[0].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+  if (std::all_of(words[0].begin(), words[0].end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     id = words[0];
     words.erase(words.begin());
     if (words.empty()) return "?" + id + " syntax error\n\n";
@@ -181,7 +188,8 @@ GtpClient::GtpClient(std::vector<std::string> argv, double timeout_s) : timeout_
   if (argv.empty()) throw core::Error("GTP client: no command");
   for (const auto& a : argv) label_ += (label_.empty() ? "" : " ") + a;
   int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+  if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 ||
+      ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw core::Error("GTP client: pipe failed: " + std::string(std::strerror(errno)));
   }
   pid_ = ::fork();
@@ -254,11 +262,13 @@ std::string GtpClient::Send(const std::string& command) {
     ssize_t n = ::write(to_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      Dead(command, "cannot write to the engine (it has exited?): " + std::string(std::strerror(errno)));
+      Dead(command,
+           "cannot write to the engine (it has exited?): " + std::string(std::strerror(errno)));
     }
     done += static_cast<size_t>(n);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000));
   while (true) {
     // A response ends with an empty line.
     size_t end = buffer_.find("\n\n");
@@ -276,10 +286,14 @@ std::string GtpClient::Send(const std::string& command) {
       while (text < clean.size() && std::isdigit(static_cast<unsigned char>(clean[text]))) ++text;
       std::string body = text < clean.size() ? clean.substr(text) : "";
       if (!body.empty() && body[0] == ' ') body.erase(0, 1);
-      if (clean[0] == '?') throw core::Error("GTP engine \"" + label_ + "\": command \"" + command + "\" failed: ? " + body);
+      if (clean[0] == '?')
+        throw core::Error("GTP engine \"" + label_ + "\": command \"" + command + "\" failed: ? " +
+                          body);
       return body;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
@@ -288,7 +302,9 @@ std::string GtpClient::Send(const std::string& command) {
       std::snprintf(buf, sizeof(buf), "no answer within %g s (engine killed)", timeout_s_);
       Dead(command, buf);
     }
-    struct pollfd pfd {from_, POLLIN, 0};
+    struct pollfd pfd {
+      from_, POLLIN, 0
+    };
     int r = ::poll(&pfd, 1, static_cast<int>(left));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) continue;
@@ -299,8 +315,9 @@ std::string GtpClient::Send(const std::string& command) {
       int status = 0;
       ::waitpid(pid_, &status, 0);
       pid_ = -1;
-      std::string how = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                            : "exited with code " + std::to_string(WEXITSTATUS(status));
+      std::string how = WIFSIGNALED(status)
+                            ? "killed by signal " + std::to_string(WTERMSIG(status))
+                            : "exited with code " + std::to_string(WEXITSTATUS(status));
       Dead(command, "the engine " + how + " before answering");
     }
     buffer_.append(buf, static_cast<size_t>(n));

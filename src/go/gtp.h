@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 #include <functional>
-#include <optional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +27,8 @@ using MoveGenerator = std::function<int(const Game& g, Color c)>;
 
 class GtpEngine {
  public:
-  GtpEngine(std::string name, std::string version, MoveGenerator genmove, int size = 9, double komi = 7.5);
+  GtpEngine(std::string name, std::string version, MoveGenerator genmove, int size = 9,
+            double komi = 7.5);
 
   // One request line -> the full response ("= ...\n\n" or "? ...\n\n"); "" for an empty line.
   std::string Handle(const std::string& line);

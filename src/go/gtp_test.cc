@@ -44,8 +44,8 @@ TEST(GtpEngine, PlayGenmoveScoreAndShowboard) {
   GtpEngine e("t", "1", FirstLegal);
   EXPECT_EQ(e.Handle("boardsize 5"), "=\n\n");
   EXPECT_EQ(e.Handle("komi 0.5"), "=\n\n");
-  for (const char* bad : {"komi nan", "komi inf", "komi -inf", "komi 0x10", "komi 7.5x", "komi 1e400",
-                          "komi 2000", "komi", "komi 1 2"}) {
+  for (const char* bad : {"komi nan", "komi inf", "komi -inf", "komi 0x10", "komi 7.5x",
+                          "komi 1e400", "komi 2000", "komi", "komi 1 2"}) {
     EXPECT_EQ(e.Handle(bad), "? syntax error\n\n") << bad;
   }
   EXPECT_EQ(e.Handle("clear_board"), "=\n\n");
@@ -83,7 +83,8 @@ TEST(GtpEngine, ServeReadsUntilQuit) {
 TEST(GtpClient, TalksToAChildEngine) {
   // A tiny GTP engine in the shell: answers name, fails on anything else.
   GtpClient c({"sh", "-c",
-               "while read cmd arg; do case $cmd in name) printf '= fake\\n\\n';; quit) printf '=\\n\\n'; exit 0;; "
+               "while read cmd arg; do case $cmd in name) printf '= fake\\n\\n';; quit) printf "
+               "'=\\n\\n'; exit 0;; "
                "*) printf '? unknown command\\n\\n';; esac; done"},
               5);
   EXPECT_EQ(c.Send("name"), "fake");
@@ -91,7 +92,9 @@ TEST(GtpClient, TalksToAChildEngine) {
     c.Send("genmove b");
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("command \"genmove b\" failed: ? unknown command"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("command \"genmove b\" failed: ? unknown command"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -101,7 +104,8 @@ TEST(GtpClient, CrashNamesTheCommandAndTheExit) {
     c.Send("genmove b");
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("command \"genmove b\": the engine exited with code 3 before answering"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "command \"genmove b\": the engine exited with code 3 before answering"),
               std::string::npos)
         << e.what();
   }
@@ -119,9 +123,7 @@ TEST(GtpClient, HangTimesOut) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
 
-TEST(GtpClient, MissingBinary) {
-  EXPECT_THROW(GtpClient({"/nonexistent/engine"}, 1), core::Error);
-}
+TEST(GtpClient, MissingBinary) { EXPECT_THROW(GtpClient({"/nonexistent/engine"}, 1), core::Error); }
 
 }  // namespace
 }  // namespace trainbench::go

@@ -46,16 +46,19 @@ int GenMove(GtpClient& engine, const Game& g, Color c) {
   for (auto& ch : answer) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (answer == "resign") return kResign;
   auto p = ParseGtpVertex(answer, g.board().size());
-  if (!p) throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd + "\": malformed move \"" + answer + "\"");
+  if (!p)
+    throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd +
+                      "\": malformed move \"" + answer + "\"");
   std::string why = g.over() ? "game over" : IllegalReason(g.board(), c, *p);
   if (!why.empty()) {
-    throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd + "\": answered an illegal move \"" +
-                      answer + "\" (" + why + ")");
+    throw core::Error("GTP engine \"" + engine.name() + "\": command \"" + cmd +
+                      "\": answered an illegal move \"" + answer + "\" (" + why + ")");
   }
   return *p;
 }
 
-Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color, const MatchOptions& o) {
+Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color,
+               const MatchOptions& o) {
   SetUpOpponent(opponent, o.size, o.komi);
   Game g(o.size, o.komi);
   const int limit = o.max_moves > 0 ? o.max_moves : 3 * o.size * o.size;
@@ -67,8 +70,10 @@ Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color, 
       g.Resign(c);
       break;
     }
-    if (!g.Play(Move{c, p})) throw core::Error("our player chose an illegal move " + GtpVertex(p, o.size));
-    if (mine) opponent.Send(std::string("play ") + (c == kBlack ? "b " : "w ") + GtpVertex(p, o.size));
+    if (!g.Play(Move{c, p}))
+      throw core::Error("our player chose an illegal move " + GtpVertex(p, o.size));
+    if (mine)
+      opponent.Send(std::string("play ") + (c == kBlack ? "b " : "w ") + GtpVertex(p, o.size));
   }
   return g;
 }

@@ -43,6 +43,7 @@ struct MatchOptions {
 // ends with two passes, a resignation, or the move limit. Throws core::Error naming the command
 // and the answer when the opponent fails, crashes, hangs, or answers an illegal or malformed
 // move.
-Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color, const MatchOptions& o);
+Game PlayMatch(GtpClient& opponent, const MoveGenerator& ours, Color our_color,
+               const MatchOptions& o);
 
 }  // namespace trainbench::go

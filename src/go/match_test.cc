@@ -40,7 +40,9 @@ TEST(RandomPlayer, NeverFillsItsOwnEye) {
 TEST(Match, GamesAgainstGnuGoFollowTheSameRules) {
   if (::access(kGnuGo, X_OK) != 0) GTEST_SKIP() << kGnuGo << " missing (Debian package gnugo)";
   for (int seed = 1; seed <= 2; ++seed) {
-    GtpClient gnugo({kGnuGo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--seed", std::to_string(seed)}, 60);
+    GtpClient gnugo({kGnuGo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--seed",
+                     std::to_string(seed)},
+                    60);
     RandomPlayer random(seed);
     MatchOptions o;
     Game g = PlayMatch(gnugo, std::ref(random), seed == 1 ? kBlack : kWhite, o);
@@ -54,7 +56,8 @@ TEST(Match, GamesAgainstGnuGoFollowTheSameRules) {
       std::istringstream words(line);
       std::string first, w, row;
       if (!(words >> first) || !std::isdigit(static_cast<unsigned char>(first[0]))) continue;
-      while (words >> w && !std::isdigit(static_cast<unsigned char>(w[0]))) row += w == "+" ? "." : w;
+      while (words >> w && !std::isdigit(static_cast<unsigned char>(w[0])))
+        row += w == "+" ? "." : w;
       theirs += row + "\n";
     }
     EXPECT_EQ(theirs, g.board().ToText()) << shown;
@@ -65,14 +68,18 @@ TEST(Match, GamesAgainstGnuGoFollowTheSameRules) {
 
 TEST(Match, OpponentErrorsNameTheCommand) {
   // Answers the set-up, then plays an occupied point.
-  GtpClient liar({"sh", "-c", "while read c a; do case $c in genmove) printf '= E5\\n\\n';; *) printf '=\\n\\n';; esac; done"}, 5);
+  GtpClient liar({"sh", "-c",
+                  "while read c a; do case $c in genmove) printf '= E5\\n\\n';; *) printf "
+                  "'=\\n\\n';; esac; done"},
+                 5);
   MatchOptions o;
   auto ours = [](const Game&, Color) { return Board::Index(4, 4); };  // E5
   try {
     PlayMatch(liar, ours, kBlack, o);
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("command \"genmove w\": answered an illegal move \"e5\" (point occupied)"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "command \"genmove w\": answered an illegal move \"e5\" (point occupied)"),
               std::string::npos)
         << e.what();
   }

@@ -32,7 +32,8 @@ void Position::Play(int point) {
 void Position::AssignPlayed(const Position& from, int point) {
   past_count = std::min(from.past_count + 1, kHistory - 1);
   const size_t used = static_cast<size_t>(from.board.UsedPoints());
-  for (int k = past_count - 1; k > 0; --k) std::copy_n(from.past[k - 1].begin(), used, past[k].begin());
+  for (int k = past_count - 1; k > 0; --k)
+    std::copy_n(from.past[k - 1].begin(), used, past[k].begin());
   std::copy_n(from.board.colors().begin(), used, past[0].begin());
   board.AssignUsed(from.board);
   to_play = from.to_play;
@@ -60,7 +61,8 @@ struct Mcts::Node {
   float n = 0, w = 0;
   std::vector<int> moves;    // legal move indices (point order, pass last)
   std::vector<float> prior;  // per entry of `moves`
-  std::vector<Node*> children;  // per entry of `moves`, created when selected (Mcts::nodes_ owns them)
+  std::vector<Node*>
+      children;  // per entry of `moves`, created when selected (Mcts::nodes_ owns them)
 };
 
 Mcts::Node* Mcts::NewNode() {
@@ -77,7 +79,8 @@ Mcts::Node* Mcts::NewNode() {
   return n;
 }
 
-Mcts::Mcts(Evaluator& evaluator, MctsOptions options) : evaluator_(&evaluator), o_(options), rng_(options.seed) {}
+Mcts::Mcts(Evaluator& evaluator, MctsOptions options)
+    : evaluator_(&evaluator), o_(options), rng_(options.seed) {}
 Mcts::Mcts(MctsOptions options) : o_(options), rng_(options.seed) {}
 Mcts::~Mcts() = default;
 
@@ -94,7 +97,8 @@ float TerminalValue(const Position& p) {
 
 void Mcts::Expand(Node* n, const Evaluation& e) {
   const int size = n->pos.board.size();
-  TB_CHECK(static_cast<int>(e.priors.size()) == size * size + 1, "Evaluator: wrong number of priors");
+  TB_CHECK(static_cast<int>(e.priors.size()) == size * size + 1,
+           "Evaluator: wrong number of priors");
   n->moves.clear();
   if (o_.node_pool) {  // LegalMoves without its vector
     const Board& b = n->pos.board;
@@ -104,7 +108,8 @@ void Mcts::Expand(Node* n, const Evaluation& e) {
       }
     }
   } else {
-    for (int p : n->pos.board.LegalMoves(n->pos.to_play)) n->moves.push_back(Position::MoveIndex(p, size));
+    for (int p : n->pos.board.LegalMoves(n->pos.to_play))
+      n->moves.push_back(Position::MoveIndex(p, size));
   }
   n->moves.push_back(size * size);  // pass is always legal
   n->prior.resize(n->moves.size());
@@ -287,7 +292,8 @@ SearchResult Mcts::Finish() {
       std::discrete_distribution<int> pick(out.visits.begin(), out.visits.end());
       chosen = pick(rng_);
     } else {
-      chosen = static_cast<int>(std::max_element(out.visits.begin(), out.visits.end()) - out.visits.begin());
+      chosen = static_cast<int>(std::max_element(out.visits.begin(), out.visits.end()) -
+                                out.visits.begin());
     }
   }
   out.move = Position::MovePoint(chosen, size);

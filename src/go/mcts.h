@@ -41,8 +41,12 @@ struct Position {
   static Position Of(const Game& g);
   bool over() const { return passes >= 2; }
   // Index of a move in the network's output: row * size + col, pass = size * size.
-  static int MoveIndex(int point, int size) { return point == kPass ? size * size : Board::Row(point) * size + Board::Col(point); }
-  static int MovePoint(int index, int size) { return index == size * size ? kPass : Board::Index(index / size, index % size); }
+  static int MoveIndex(int point, int size) {
+    return point == kPass ? size * size : Board::Row(point) * size + Board::Col(point);
+  }
+  static int MovePoint(int index, int size) {
+    return index == size * size ? kPass : Board::Index(index / size, index % size);
+  }
   // Plays (must be legal).
   void Play(int point);
   // *this = from, then Play(point), copying only what a board of from's size uses
@@ -55,26 +59,28 @@ struct Position {
 };
 
 struct Evaluation {
-  std::vector<float> priors;  // size*size + 1, any non-negative weights (renormalised over legal moves)
-  float value = 0;            // for the player to move
+  std::vector<float>
+      priors;       // size*size + 1, any non-negative weights (renormalised over legal moves)
+  float value = 0;  // for the player to move
 };
 
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   // One evaluation per position, in order.
-  virtual void Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) = 0;
+  virtual void Evaluate(const std::vector<const Position*>& positions,
+                        std::vector<Evaluation>* out) = 0;
 };
 
 struct MctsOptions {
   int readouts = 200;
-  int batch = 8;               // leaves per Evaluator call
+  int batch = 8;  // leaves per Evaluator call
   float c_puct = 1.5f;
   float virtual_loss = 1.0f;
-  bool root_noise = false;     // self-play: Dirichlet noise at the root
+  bool root_noise = false;                   // self-play: Dirichlet noise at the root
   float dirichlet_alpha = 0.03f * 361 / 81;  // scaled to the board as MiniGo does (9x9 here)
   float noise_fraction = 0.25f;
-  int temperature_moves = 0;   // moves (of the game) played proportionally to visits
+  int temperature_moves = 0;  // moves (of the game) played proportionally to visits
   // While the root's move number is below this, no node of the search considers passing
   // (unless it is the only legal move), as MiniGo's early search did for its first 6·N moves:
   // an untrained network's self-play otherwise collapses into games that end by passing.
@@ -90,9 +96,9 @@ struct MctsOptions {
 };
 
 struct SearchResult {
-  int move = kPass;                 // the chosen point (or kPass)
-  std::vector<float> visits;        // per move index (size*size + 1), normalised to sum 1
-  float root_value = 0;             // mean value for the player to move at the root
+  int move = kPass;           // the chosen point (or kPass)
+  std::vector<float> visits;  // per move index (size*size + 1), normalised to sum 1
+  float root_value = 0;       // mean value for the player to move at the root
   int readouts = 0;
   int evaluator_calls = 0;
 };

@@ -186,7 +186,6 @@ TEST(Mcts, StepByStepSearchesInterleavedGiveTheResultsOfSearch) {
   EXPECT_DEATH(Mcts(o).Search(a), "without an Evaluator");
 }
 
-
 // AssignPlayed into a position that held another game is a copy followed by Play: the same
 // board, player, passes, move number and input planes (all 8 moves of history).
 TEST(Position, AssignPlayedIsCopyThenPlay) {

@@ -94,7 +94,8 @@ void PlayOutIncremental(const Position& p, std::mt19937_64& rng, int max_moves, 
       if (b.captured_by(c) != captured) {
         count = EmptyPointsBranchless(b, empty.data());
       } else {
-        int16_t* at = std::lower_bound(empty.data(), empty.data() + count, static_cast<int16_t>(chosen));
+        int16_t* at =
+            std::lower_bound(empty.data(), empty.data() + count, static_cast<int16_t>(chosen));
         std::copy(at + 1, empty.data() + count, at);
         --count;
       }
@@ -134,15 +135,18 @@ float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool 
   return p.to_play == kBlack ? black : -black;
 }
 
-void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves, bool incremental, Evaluation* e) {
+void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves,
+                bool incremental, Evaluation* e) {
   const float z = PlayoutValue(p, rng, max_moves, incremental);
   e->value = (1 - weight) * e->value + weight * z;
 }
 
-void PlayoutMixEvaluator::Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) {
+void PlayoutMixEvaluator::Evaluate(const std::vector<const Position*>& positions,
+                                   std::vector<Evaluation>* out) {
   inner_.Evaluate(positions, out);
   if (weight_ <= 0) return;
-  for (size_t k = 0; k < positions.size(); ++k) MixPlayout(*positions[k], weight_, rng_, max_moves_, incremental_, &(*out)[k]);
+  for (size_t k = 0; k < positions.size(); ++k)
+    MixPlayout(*positions[k], weight_, rng_, max_moves_, incremental_, &(*out)[k]);
 }
 
 }  // namespace trainbench::go

@@ -21,21 +21,30 @@ namespace trainbench::go {
 // point, a capture rebuilds the list) instead of being rebuilt by scanning the board before
 // every move, and PlayoutValue plays on a board of its thread's earlier playouts, copying only
 // the used area of p.board (Board::AssignUsed): the same moves from the same `rng`, less work.
-Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental = false);
+Board PlayoutBoard(const Position& p, std::mt19937_64& rng, int max_moves,
+                   bool incremental = false);
 
 // PlayoutBoard scored (Tromp-Taylor, p.komi): +1 if the player to move in `p` wins, -1 if they
 // lose, 0 tie.
-float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves, bool incremental = false);
+float PlayoutValue(const Position& p, std::mt19937_64& rng, int max_moves,
+                   bool incremental = false);
 
 // Mixes one playout from `p` into `e`'s value: (1 - weight) * value + weight * PlayoutValue.
-void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves, bool incremental, Evaluation* e);
+void MixPlayout(const Position& p, float weight, std::mt19937_64& rng, int max_moves,
+                bool incremental, Evaluation* e);
 
 // Wraps `inner`: its priors unchanged, its value mixed with one playout per position.
 class PlayoutMixEvaluator : public Evaluator {
  public:
-  PlayoutMixEvaluator(Evaluator& inner, float playout_weight, uint64_t seed, int max_moves, bool incremental = false)
-      : inner_(inner), weight_(playout_weight), max_moves_(max_moves), incremental_(incremental), rng_(seed) {}
-  void Evaluate(const std::vector<const Position*>& positions, std::vector<Evaluation>* out) override;
+  PlayoutMixEvaluator(Evaluator& inner, float playout_weight, uint64_t seed, int max_moves,
+                      bool incremental = false)
+      : inner_(inner),
+        weight_(playout_weight),
+        max_moves_(max_moves),
+        incremental_(incremental),
+        rng_(seed) {}
+  void Evaluate(const std::vector<const Position*>& positions,
+                std::vector<Evaluation>* out) override;
 
  private:
   Evaluator& inner_;

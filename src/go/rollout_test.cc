@@ -84,12 +84,15 @@ TEST(Playout, IncrementalEmptyListPlaysTheScansMoves) {
         std::mt19937_64 a(seed * 1000 + static_cast<uint64_t>(move)), b = a;
         const Board scanned = PlayoutBoard(p, a, 2 * size * size, false);
         const Board listed = PlayoutBoard(p, b, 2 * size * size, true);
-        ASSERT_TRUE(scanned == listed) << size << "x" << size << " move " << move << " seed " << seed << "\n"
-                                       << scanned.ToText() << "\nvs\n" << listed.ToText();
+        ASSERT_TRUE(scanned == listed)
+            << size << "x" << size << " move " << move << " seed " << seed << "\n"
+            << scanned.ToText() << "\nvs\n"
+            << listed.ToText();
         ASSERT_EQ(a(), b()) << "the two used different numbers of random draws";
         // PlayoutValue's board of this thread's earlier playouts (of the other size too).
         std::mt19937_64 va(seed), vb(seed);
-        ASSERT_EQ(PlayoutValue(p, va, 2 * size * size, false), PlayoutValue(p, vb, 2 * size * size, true));
+        ASSERT_EQ(PlayoutValue(p, va, 2 * size * size, false),
+                  PlayoutValue(p, vb, 2 * size * size, true));
         ASSERT_EQ(va(), vb());
         captures += scanned.captured_by(kBlack) + scanned.captured_by(kWhite) >
                     p.board.captured_by(kBlack) + p.board.captured_by(kWhite);
@@ -110,7 +113,9 @@ TEST(Playout, IncrementalEmptyListPlaysTheScansMoves) {
   // The value agrees too.
   std::mt19937_64 a(5), b(5);
   const char* open = "..X..\n.XO..\n..O..\n.....\n.....\n";
-  for (int k = 0; k < 20; ++k) EXPECT_EQ(PlayoutValue(From(open, kBlack, 0.5), a, 60, false), PlayoutValue(From(open, kBlack, 0.5), b, 60, true));
+  for (int k = 0; k < 20; ++k)
+    EXPECT_EQ(PlayoutValue(From(open, kBlack, 0.5), a, 60, false),
+              PlayoutValue(From(open, kBlack, 0.5), b, 60, true));
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ class Parser {
       Property p;
       p.line = line_;
       while (pos_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[pos_]))) {
-        if (std::isupper(static_cast<unsigned char>(s_[pos_]))) p.id += s_[pos_];  // FF[3] lower-case letters are ignored
+        if (std::isupper(static_cast<unsigned char>(s_[pos_])))
+          p.id += s_[pos_];  // FF[3] lower-case letters are ignored
         ++pos_;
       }
       SkipSpace();
@@ -139,9 +140,12 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
     // Root first: the size decides how points parse.
     for (const auto& p : nodes[0]) {
       const std::string v = Trim(p.values[0]);
-      if (p.id == "GM" && v != "1") throw core::FileError(file, p.line, "GM[" + v + "]: not a game of Go (GM[1])");
+      if (p.id == "GM" && v != "1")
+        throw core::FileError(file, p.line, "GM[" + v + "]: not a game of Go (GM[1])");
       if (p.id == "SZ") {
-        if (v.find(':') != std::string::npos) throw core::FileError(file, p.line, "SZ[" + v + "]: rectangular boards are not supported");
+        if (v.find(':') != std::string::npos)
+          throw core::FileError(file, p.line,
+                                "SZ[" + v + "]: rectangular boards are not supported");
         try {
           size_t used = 0;
           r.size = std::stoi(v, &used);
@@ -149,7 +153,8 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
         } catch (const std::exception&) {
           throw core::FileError(file, p.line, "SZ[" + v + "]: not a number");
         }
-        if (r.size < 1 || r.size > kMaxSize) throw core::FileError(file, p.line, "SZ[" + v + "]: size outside 1..19");
+        if (r.size < 1 || r.size > kMaxSize)
+          throw core::FileError(file, p.line, "SZ[" + v + "]: size outside 1..19");
       }
     }
     Board setup(r.size);
@@ -173,11 +178,13 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
         } else if (p.id == "RE") {
           r.result = v0;
         } else if (p.id == "PL") {
-          if (v0 != "B" && v0 != "W") throw core::FileError(file, p.line, "PL[" + v0 + "]: expected B or W");
+          if (v0 != "B" && v0 != "W")
+            throw core::FileError(file, p.line, "PL[" + v0 + "]: expected B or W");
           r.first = v0 == "B" ? kBlack : kWhite;
         } else if (p.id == "AB" || p.id == "AW" || p.id == "AE") {
           if (moved) {
-            throw core::FileError(file, p.line, p.id + ": setup stones after the first move are not supported");
+            throw core::FileError(file, p.line,
+                                  p.id + ": setup stones after the first move are not supported");
           }
           const Color c = p.id == "AB" ? kBlack : p.id == "AW" ? kWhite : kEmpty;
           for (const auto& raw : p.values) {
@@ -188,17 +195,22 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
             auto a = ParseSgfPoint(colon == std::string::npos ? v : v.substr(0, colon), r.size);
             auto b = colon == std::string::npos ? a : ParseSgfPoint(v.substr(colon + 1), r.size);
             if (!a || !b || *a == kPass || *b == kPass) {
-              throw core::FileError(file, p.line, p.id + "[" + v + "]: not a point on a " + std::to_string(r.size) + "x" +
-                                                      std::to_string(r.size) + " board");
+              throw core::FileError(file, p.line,
+                                    p.id + "[" + v + "]: not a point on a " +
+                                        std::to_string(r.size) + "x" + std::to_string(r.size) +
+                                        " board");
             }
-            for (int row = std::min(Board::Row(*a), Board::Row(*b)); row <= std::max(Board::Row(*a), Board::Row(*b)); ++row) {
-              for (int col = std::min(Board::Col(*a), Board::Col(*b)); col <= std::max(Board::Col(*a), Board::Col(*b)); ++col) {
+            for (int row = std::min(Board::Row(*a), Board::Row(*b));
+                 row <= std::max(Board::Row(*a), Board::Row(*b)); ++row) {
+              for (int col = std::min(Board::Col(*a), Board::Col(*b));
+                   col <= std::max(Board::Col(*a), Board::Col(*b)); ++col) {
                 pts.push_back(Board::Index(row, col));
               }
             }
             for (int q : pts) {
               if (!setup.Setup(c, q)) {
-                throw core::FileError(file, p.line, p.id + "[" + v + "]: leaves a chain without liberties");
+                throw core::FileError(file, p.line,
+                                      p.id + "[" + v + "]: leaves a chain without liberties");
               }
             }
           }
@@ -207,9 +219,10 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
           const std::string v = Trim(p.values[0]);
           auto pt = ParseSgfPoint(v, r.size);
           if (!pt) {
-            throw core::FileError(file, p.line, "move " + std::to_string(move_number) + " (" + p.id + "[" + v +
-                                                    "]): not a point on a " + std::to_string(r.size) + "x" +
-                                                    std::to_string(r.size) + " board");
+            throw core::FileError(file, p.line,
+                                  "move " + std::to_string(move_number) + " (" + p.id + "[" + v +
+                                      "]): not a point on a " + std::to_string(r.size) + "x" +
+                                      std::to_string(r.size) + " board");
           }
           r.moves.push_back({Move{p.id == "B" ? kBlack : kWhite, *pt}, p.line});
           moved = true;
@@ -224,7 +237,9 @@ std::vector<SgfRecord> ParseSgf(const std::string& text, const std::string& file
   return out;
 }
 
-std::vector<SgfRecord> ReadSgfFile(const std::string& path) { return ParseSgf(core::ReadFile(path), path); }
+std::vector<SgfRecord> ReadSgfFile(const std::string& path) {
+  return ParseSgf(core::ReadFile(path), path);
+}
 
 Game Replay(const SgfRecord& r, const std::string& file,
             const std::function<void(const Game&, const SgfMove&)>& before_move) {
@@ -237,16 +252,18 @@ Game Replay(const SgfRecord& r, const std::string& file,
     if (before_move) before_move(g, m);
     const std::string why = IllegalReason(g.board(), m.move.color, m.move.point);
     if (!why.empty() || !g.Play(m.move)) {
-      throw core::FileError(file, m.line, "move " + std::to_string(n) + " (" + (m.move.color == kBlack ? "B" : "W") +
-                                              "[" + SgfPoint(m.move.point) + "]): illegal: " +
-                                              (why.empty() ? "the game is already over" : why));
+      throw core::FileError(file, m.line,
+                            "move " + std::to_string(n) + " (" +
+                                (m.move.color == kBlack ? "B" : "W") + "[" +
+                                SgfPoint(m.move.point) +
+                                "]): illegal: " + (why.empty() ? "the game is already over" : why));
     }
   }
   return g;
 }
 
-std::string WriteSgf(const Game& g, const std::string& black, const std::string& white, const std::string& result,
-                     const std::string& rules) {
+std::string WriteSgf(const Game& g, const std::string& black, const std::string& white,
+                     const std::string& result, const std::string& rules) {
   auto esc = [](const std::string& s) {
     std::string o;
     for (char c : s) {
@@ -258,7 +275,8 @@ std::string WriteSgf(const Game& g, const std::string& black, const std::string&
   char komi[32];
   std::snprintf(komi, sizeof(komi), "%g", g.komi());
   const int n = g.board().size();
-  std::string s = "(;GM[1]FF[4]CA[UTF-8]AP[trainbench]SZ[" + std::to_string(n) + "]KM[" + komi + "]";
+  std::string s =
+      "(;GM[1]FF[4]CA[UTF-8]AP[trainbench]SZ[" + std::to_string(n) + "]KM[" + komi + "]";
   if (!rules.empty()) s += "RU[" + esc(rules) + "]";
   if (!black.empty()) s += "PB[" + esc(black) + "]";
   if (!white.empty()) s += "PW[" + esc(white) + "]";

@@ -24,12 +24,12 @@ struct SgfMove {
 
 struct SgfRecord {
   int size = 19;
-  double komi = 0;           // SGF's default when KM is absent
+  double komi = 0;  // SGF's default when KM is absent
   std::string rules, black, white, result;
   std::vector<std::pair<Color, int>> setup;  // AB / AW stones (AE is applied while reading)
-  Color first = kBlack;      // PL, else black (white when there are setup stones and no PL? no: black)
+  Color first = kBlack;  // PL, else black (white when there are setup stones and no PL? no: black)
   std::vector<SgfMove> moves;
-  int line = 0;              // the game's first line
+  int line = 0;  // the game's first line
 };
 
 // Parses every game in `text`; `file` names the source in errors.

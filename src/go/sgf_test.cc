@@ -84,18 +84,22 @@ TEST(Sgf, MainLineOfVariationsAndCollections) {
 }
 
 TEST(Sgf, ErrorsNameTheFileLineAndMove) {
-  EXPECT_NE(ErrorOf("(;SZ[9]\n;B[ee]\n;W[ee])").find("g.sgf:3: move 2 (W[ee]): illegal: point occupied"),
+  EXPECT_NE(
+      ErrorOf("(;SZ[9]\n;B[ee]\n;W[ee])").find("g.sgf:3: move 2 (W[ee]): illegal: point occupied"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf("(;SZ[5];B[zz])").find("g.sgf:1: move 1 (B[zz]): not a point on a 5x5 board"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("(;SZ[5];B[zz])").find("g.sgf:1: move 1 (B[zz]): not a point on a 5x5 board"), std::string::npos);
   EXPECT_NE(ErrorOf("(;SZ[9];B[aa]").find("not closed"), std::string::npos);
   EXPECT_NE(ErrorOf("(;SZ[9];B[aa").find("inside the value of B"), std::string::npos);
   EXPECT_NE(ErrorOf("(;GM[2])").find("not a game of Go"), std::string::npos);
   EXPECT_NE(ErrorOf("(;SZ[25])").find("size outside 1..19"), std::string::npos);
   EXPECT_NE(ErrorOf("(;SZ[9:7])").find("rectangular"), std::string::npos);
-  EXPECT_NE(ErrorOf("(;SZ[9];B[aa];AW[bb])").find("setup stones after the first move"), std::string::npos);
+  EXPECT_NE(ErrorOf("(;SZ[9];B[aa];AW[bb])").find("setup stones after the first move"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("hello").find("expected '('"), std::string::npos);
   // Suicide and ko, with their reasons.
-  EXPECT_NE(ErrorOf("(;SZ[5]AW[ba][ab];B[aa])").find("move 1 (B[aa]): illegal: suicide"), std::string::npos);
+  EXPECT_NE(ErrorOf("(;SZ[5]AW[ba][ab];B[aa])").find("move 1 (B[aa]): illegal: suicide"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("(;SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[bb])").find("illegal: ko"),
             std::string::npos);
 }

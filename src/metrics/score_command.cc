@@ -44,8 +44,9 @@ std::vector<std::u32string> ReadUtf8Lines(const std::string& path, std::size_t m
   while ((n = std::fread(buf.data(), 1, buf.size(), f.get())) > 0) {
     total += n;
     if (total > kMaxTextBytes) {
-      throw core::FileError(path, line_no + 1, "more than " + std::to_string(kMaxTextBytes) +
-                                                   " bytes of text (a test set is a few MB)");
+      throw core::FileError(
+          path, line_no + 1,
+          "more than " + std::to_string(kMaxTextBytes) + " bytes of text (a test set is a few MB)");
     }
     std::size_t pos = 0;
     while (pos < n) {

@@ -3,8 +3,8 @@
 #include "metrics/score_command.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>

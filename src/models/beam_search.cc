@@ -14,25 +14,30 @@ std::vector<int64_t> SourceLengths(const torch::Tensor& src) {
   torch::Tensor n = src.ne(kPadId).sum(1).to(torch::kCPU).to(torch::kInt64);
   std::vector<int64_t> out(static_cast<size_t>(src.size(0)));
   auto a = n.accessor<int64_t, 1>();
-  for (int64_t b = 0; b < src.size(0); ++b) out[static_cast<size_t>(b)] = std::max<int64_t>(0, a[b] - 1);
+  for (int64_t b = 0; b < src.size(0); ++b)
+    out[static_cast<size_t>(b)] = std::max<int64_t>(0, a[b] - 1);
   return out;
 }
 
 std::vector<int64_t> MaxLengths(const torch::Tensor& src, const BeamSearchOptions& o) {
   std::vector<int64_t> len = SourceLengths(src);
-  for (auto& l : len) l = std::max<int64_t>(1, static_cast<int64_t>(std::floor(o.max_len_a * static_cast<double>(l))) + o.max_len_b);
+  for (auto& l : len)
+    l = std::max<int64_t>(
+        1, static_cast<int64_t>(std::floor(o.max_len_a * static_cast<double>(l))) + o.max_len_b);
   return len;
 }
 
 }  // namespace
 
-std::vector<std::vector<int32_t>> GreedyDecode(Seq2Seq& model, const torch::Tensor& src, const BeamSearchOptions& o) {
+std::vector<std::vector<int32_t>> GreedyDecode(Seq2Seq& model, const torch::Tensor& src,
+                                               const BeamSearchOptions& o) {
   torch::NoGradGuard no_grad;
   const int64_t B = src.size(0);
   const std::vector<int64_t> max_len = MaxLengths(src, o);
   const int64_t longest = *std::max_element(max_len.begin(), max_len.end());
   auto state = model.StartDecoding(src, 1);
-  torch::Tensor tokens = torch::full({B}, kBosId, torch::TensorOptions().dtype(torch::kInt64).device(src.device()));
+  torch::Tensor tokens =
+      torch::full({B}, kBosId, torch::TensorOptions().dtype(torch::kInt64).device(src.device()));
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(B));
   std::vector<bool> done(static_cast<size_t>(B), false);
   for (int64_t t = 0; t < longest; ++t) {
@@ -56,7 +61,8 @@ std::vector<std::vector<int32_t>> GreedyDecode(Seq2Seq& model, const torch::Tens
   return out;
 }
 
-std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor& src, const BeamSearchOptions& o) {
+std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor& src,
+                                             const BeamSearchOptions& o) {
   if (o.beam < 1) throw std::invalid_argument("BeamSearch: beam must be >= 1");
   torch::NoGradGuard no_grad;
   const int64_t B = src.size(0), K = o.beam, N = B * K;
@@ -65,11 +71,15 @@ std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor
   const int64_t longest = *std::max_element(max_len.begin(), max_len.end());
   const double kNegInf = -std::numeric_limits<double>::infinity();
   auto lp = [&](int64_t len) {
-    return o.length_alpha == 0 ? 1.0 : std::pow((o.length_const + static_cast<double>(len)) / (o.length_const + 1.0), o.length_alpha);
+    return o.length_alpha == 0
+               ? 1.0
+               : std::pow((o.length_const + static_cast<double>(len)) / (o.length_const + 1.0),
+                          o.length_alpha);
   };
 
   auto state = model.StartDecoding(src, K);
-  torch::Tensor tokens = torch::full({N}, kBosId, torch::TensorOptions().dtype(torch::kInt64).device(device));
+  torch::Tensor tokens =
+      torch::full({N}, kBosId, torch::TensorOptions().dtype(torch::kInt64).device(device));
   // Only beam 0 of each sentence is live at the start (all beams hold the same bos).
   std::vector<double> scores(static_cast<size_t>(N), kNegInf);
   for (int64_t b = 0; b < B; ++b) scores[static_cast<size_t>(b * K)] = 0.0;
@@ -85,7 +95,8 @@ std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor
   std::vector<double> best_finished_raw(static_cast<size_t>(B), kNegInf);  // log-probability
   torch::Tensor src_real = src.ne(kPadId).to(torch::kFloat);  // [B, S]; eos counts as a position
 
-  auto coverage_penalty = [&](const torch::Tensor& cov_rows /*[M,S]*/, const torch::Tensor& real_rows) {
+  auto coverage_penalty = [&](const torch::Tensor& cov_rows /*[M,S]*/,
+                              const torch::Tensor& real_rows) {
     // beta * sum_i log(min(cov, 1)) over real source positions.
     torch::Tensor c = cov_rows.clamp(1e-10, 1.0).log() * real_rows;
     return (c.sum(1) * o.coverage_beta).to(torch::kCPU).to(torch::kDouble);
@@ -97,7 +108,9 @@ std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor
     const bool use_cov = o.coverage_beta != 0.0;
     torch::Tensor new_cov;
     if (use_cov) {
-      if (!step.attention.defined()) throw std::invalid_argument("BeamSearch: a coverage penalty needs a model that returns attention");
+      if (!step.attention.defined())
+        throw std::invalid_argument(
+            "BeamSearch: a coverage penalty needs a model that returns attention");
       new_cov = coverage.defined() ? coverage + step.attention : step.attention.clone();
     }
     torch::Tensor base = torch::tensor(scores, torch::kDouble).to(device).to(torch::kFloat);
@@ -158,9 +171,11 @@ std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor
       // also more likely than every live one (so beam 1 is greedy decoding, and short unlikely
       // hypotheses cannot end the search early).
       double best_live = kNegInf;
-      for (int64_t k = 0; k < live; ++k) best_live = std::max(best_live, keep_scores[static_cast<size_t>(b * K + k)]);
+      for (int64_t k = 0; k < live; ++k)
+        best_live = std::max(best_live, keep_scores[static_cast<size_t>(b * K + k)]);
       const double live_bound = best_live / lp(max_len[bs] + 1);
-      const bool enough = static_cast<int64_t>(finished[bs].size()) >= K && best_finished_raw[bs] >= best_live;
+      const bool enough =
+          static_cast<int64_t>(finished[bs].size()) >= K && best_finished_raw[bs] >= best_live;
       if (last || live == 0 || best_finished[bs] >= live_bound || enough) {
         done[bs] = true;
         for (int64_t k = 0; k < K; ++k) keep_scores[static_cast<size_t>(b * K + k)] = kNegInf;
@@ -181,7 +196,8 @@ std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor
   for (int64_t b = 0; b < B; ++b) {
     auto& f = finished[static_cast<size_t>(b)];
     if (f.empty()) continue;  // cannot happen: the length limit finishes every sentence
-    auto best = std::max_element(f.begin(), f.end(), [](const Finished& x, const Finished& y) { return x.score < y.score; });
+    auto best = std::max_element(
+        f.begin(), f.end(), [](const Finished& x, const Finished& y) { return x.score < y.score; });
     out[static_cast<size_t>(b)] = best->tokens;
   }
   return out;

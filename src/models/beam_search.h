@@ -29,17 +29,19 @@ namespace trainbench::models {
 
 struct BeamSearchOptions {
   int64_t beam = 4;
-  double length_alpha = 0.6;  // GNMT reference: 0.6 (len_norm_factor)
-  double length_const = 5.0;  // GNMT reference: 5.0 (len_norm_const)
+  double length_alpha = 0.6;   // GNMT reference: 0.6 (len_norm_factor)
+  double length_const = 5.0;   // GNMT reference: 5.0 (len_norm_const)
   double coverage_beta = 0.0;  // GNMT reference: 0.1 (cov_penalty_factor)
   double max_len_a = 1.5;
   int64_t max_len_b = 10;
 };
 
 // src [B, S] (MakeSourceBatch). Call with the model in eval mode; uses NoGradGuard itself.
-std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor& src, const BeamSearchOptions& options);
+std::vector<std::vector<int32_t>> BeamSearch(Seq2Seq& model, const torch::Tensor& src,
+                                             const BeamSearchOptions& options);
 
 // Greedy decoding (argmax at every step) with the same length limits, for tests and probes.
-std::vector<std::vector<int32_t>> GreedyDecode(Seq2Seq& model, const torch::Tensor& src, const BeamSearchOptions& options);
+std::vector<std::vector<int32_t>> GreedyDecode(Seq2Seq& model, const torch::Tensor& src,
+                                               const BeamSearchOptions& options);
 
 }  // namespace trainbench::models

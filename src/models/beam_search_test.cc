@@ -31,11 +31,15 @@ class MarkovModel : public Seq2Seq {
     attention_.fill_(0.5);
     attention_[5] = torch::tensor({1.0, 0.0});
   }
-  torch::Tensor Logits(const torch::Tensor&, const torch::Tensor&) override { throw std::logic_error("unused"); }
+  torch::Tensor Logits(const torch::Tensor&, const torch::Tensor&) override {
+    throw std::logic_error("unused");
+  }
   struct State : DecoderState {
     void Select(const torch::Tensor&) override {}
   };
-  std::unique_ptr<DecoderState> StartDecoding(const torch::Tensor&, int64_t) override { return std::make_unique<State>(); }
+  std::unique_ptr<DecoderState> StartDecoding(const torch::Tensor&, int64_t) override {
+    return std::make_unique<State>();
+  }
   DecodeStep Step(DecoderState&, const torch::Tensor& tokens) override {
     return {table_.index_select(0, tokens), attention_.index_select(0, tokens)};
   }
@@ -45,7 +49,9 @@ class MarkovModel : public Seq2Seq {
   torch::Tensor table_, attention_;
 };
 
-torch::Tensor OneSource() { return torch::tensor({int64_t{7}, kEosId}, torch::kInt64).unsqueeze(0); }
+torch::Tensor OneSource() {
+  return torch::tensor({int64_t{7}, kEosId}, torch::kInt64).unsqueeze(0);
+}
 
 TEST(BeamSearchTest, FindsTheMoreLikelySequenceGreedyMisses) {
   MarkovModel m;
@@ -96,7 +102,9 @@ TEST(BeamSearchTest, LengthLimitEndsEverySentence) {
 TEST(BeamSearchTest, BeamOneEqualsGreedyOnARandomTransformer) {
   for (int seed = 0; seed < 3; ++seed) {
     torch::manual_seed(seed);
-    Transformer t(TransformerOptions(30).d_model(16).heads(2).ffn_dim(32).encoder_layers(1).decoder_layers(2));
+    Transformer t(
+        TransformerOptions(30).d_model(16).heads(2).ffn_dim(32).encoder_layers(1).decoder_layers(
+            2));
     t->eval();
     torch::Tensor src = torch::randint(4, 30, {6, 7}, torch::kInt64);
     src.select(1, 6).fill_(kEosId);

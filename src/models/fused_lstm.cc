@@ -32,7 +32,8 @@ void CellForward(Tensor gates, const Tensor& c_prev, Tensor c, Tensor tanh_c, Te
     float* tc = tanh_c.data_ptr<float>();
     float* hn = h.data_ptr<float>();
     at::parallel_for(0, B, Grain(H), [&](int64_t b0, int64_t b1) {
-      LstmCellForward(g + b0 * 4 * H, cp + b0 * H, cn + b0 * H, tc + b0 * H, hn + b0 * H, b1 - b0, H);
+      LstmCellForward(g + b0 * 4 * H, cp + b0 * H, cn + b0 * H, tc + b0 * H, hn + b0 * H, b1 - b0,
+                      H);
     });
     return;
   }
@@ -49,7 +50,8 @@ void CellForward(Tensor gates, const Tensor& c_prev, Tensor c, Tensor tanh_c, Te
 // One step backward. acts [B, 4H] (i, f, g, o); c_prev, tanh_c [B, H]; dh [B, H] the gradient
 // of this step's h (output plus recurrent); dc [B, H] in: the gradient of this step's c from the
 // next step, out: the gradient of c_prev. dgates [B, 4H] written (pre-activation gradients).
-void CellBackward(const Tensor& acts, const Tensor& c_prev, const Tensor& tanh_c, const Tensor& dh, Tensor dc, Tensor dgates) {
+void CellBackward(const Tensor& acts, const Tensor& c_prev, const Tensor& tanh_c, const Tensor& dh,
+                  Tensor dc, Tensor dgates) {
   const int64_t B = acts.size(0), H = c_prev.size(1);
   if (FastPath(acts)) {
     const float* a = acts.data_ptr<float>();
@@ -59,7 +61,8 @@ void CellBackward(const Tensor& acts, const Tensor& c_prev, const Tensor& tanh_c
     float* dcp = dc.data_ptr<float>();
     float* dg = dgates.data_ptr<float>();
     at::parallel_for(0, B, Grain(H), [&](int64_t b0, int64_t b1) {
-      LstmCellBackward(a + b0 * 4 * H, cp + b0 * H, tc + b0 * H, dhp + b0 * H, dcp + b0 * H, dg + b0 * 4 * H, b1 - b0, H);
+      LstmCellBackward(a + b0 * 4 * H, cp + b0 * H, tc + b0 * H, dhp + b0 * H, dcp + b0 * H,
+                       dg + b0 * 4 * H, b1 - b0, H);
     });
     return;
   }
@@ -79,8 +82,8 @@ struct Forward {
 };
 
 // x_tm [T, B, I] contiguous; h0, c0 [B, H].
-Forward RunForward(const Tensor& x_tm, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
-                   const Tensor& b_ih, const Tensor& b_hh) {
+Forward RunForward(const Tensor& x_tm, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                   const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   const int64_t T = x_tm.size(0), B = x_tm.size(1), I = x_tm.size(2), H = w_hh.size(1);
   Forward f;
   // Input projections of every step at once, both biases folded in.
@@ -112,9 +115,10 @@ struct NoAutocast {
 
 class FusedLstmFunction : public torch::autograd::Function<FusedLstmFunction> {
  public:
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const Tensor& x, const Tensor& h0,
-                                                const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
-                                                const Tensor& b_hh) {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                const Tensor& x, const Tensor& h0, const Tensor& c0,
+                                                const Tensor& w_ih, const Tensor& w_hh,
+                                                const Tensor& b_ih, const Tensor& b_hh) {
     NoAutocast no_autocast;
     const Tensor x_tm = x.transpose(0, 1).contiguous();
     Forward f = RunForward(x_tm, h0, c0, w_ih, w_hh, b_ih, b_hh);
@@ -123,15 +127,19 @@ class FusedLstmFunction : public torch::autograd::Function<FusedLstmFunction> {
     return {out.y, out.h, out.c};
   }
 
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
     NoAutocast no_autocast;
     const auto saved = ctx->get_saved_variables();
-    const Tensor &x_tm = saved[0], &h0 = saved[1], &c0 = saved[2], &w_ih = saved[3], &w_hh = saved[4], &acts = saved[5],
-                 &cs = saved[6], &tcs = saved[7], &y = saved[8];
+    const Tensor &x_tm = saved[0], &h0 = saved[1], &c0 = saved[2], &w_ih = saved[3],
+                 &w_hh = saved[4], &acts = saved[5], &cs = saved[6], &tcs = saved[7], &y = saved[8];
     const int64_t T = x_tm.size(0), B = x_tm.size(1), I = x_tm.size(2), H = w_hh.size(1);
-    const Tensor dy = grads[0].defined() ? grads[0].transpose(0, 1).contiguous() : torch::zeros({T, B, H}, y.options());
-    Tensor dh = grads[1].defined() ? grads[1].clone(at::MemoryFormat::Contiguous) : torch::zeros({B, H}, y.options());
-    Tensor dc = grads[2].defined() ? grads[2].clone(at::MemoryFormat::Contiguous) : torch::zeros({B, H}, y.options());
+    const Tensor dy = grads[0].defined() ? grads[0].transpose(0, 1).contiguous()
+                                         : torch::zeros({T, B, H}, y.options());
+    Tensor dh = grads[1].defined() ? grads[1].clone(at::MemoryFormat::Contiguous)
+                                   : torch::zeros({B, H}, y.options());
+    Tensor dc = grads[2].defined() ? grads[2].clone(at::MemoryFormat::Contiguous)
+                                   : torch::zeros({B, H}, y.options());
     Tensor dgates = torch::empty({T, B, 4 * H}, y.options());
     for (int64_t t = T - 1; t >= 0; --t) {
       dh.add_(dy[t]);
@@ -139,7 +147,8 @@ class FusedLstmFunction : public torch::autograd::Function<FusedLstmFunction> {
       dh = torch::mm(dgates[t], w_hh);
     }
     const Tensor dg2 = dgates.view({T * B, 4 * H});
-    const Tensor h_prev = T > 1 ? torch::cat({h0.unsqueeze(0), y.narrow(0, 0, T - 1)}, 0) : h0.unsqueeze(0);
+    const Tensor h_prev =
+        T > 1 ? torch::cat({h0.unsqueeze(0), y.narrow(0, 0, T - 1)}, 0) : h0.unsqueeze(0);
     Tensor dw_hh = torch::mm(dg2.t(), h_prev.reshape({T * B, H}));
     Tensor dw_ih = torch::mm(dg2.t(), x_tm.view({T * B, I}));
     Tensor db = dg2.sum(0);
@@ -150,20 +159,24 @@ class FusedLstmFunction : public torch::autograd::Function<FusedLstmFunction> {
 
 }  // namespace
 
-LstmLayerOutput FusedLstmLayer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih, const Tensor& w_hh,
-                               const Tensor& b_ih, const Tensor& b_hh) {
-  if (x.dim() != 3 || x.size(1) < 1) throw std::invalid_argument("FusedLstmLayer: x must be [B, T >= 1, I]");
+LstmLayerOutput FusedLstmLayer(const Tensor& x, const Tensor& h0, const Tensor& c0,
+                               const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                               const Tensor& b_hh) {
+  if (x.dim() != 3 || x.size(1) < 1)
+    throw std::invalid_argument("FusedLstmLayer: x must be [B, T >= 1, I]");
   const int64_t B = x.size(0), H = w_hh.size(1);
-  if (w_hh.dim() != 2 || w_hh.size(0) != 4 * H || w_ih.dim() != 2 || w_ih.size(0) != 4 * H || w_ih.size(1) != x.size(2) ||
-      b_ih.numel() != 4 * H || b_hh.numel() != 4 * H) {
-    throw std::invalid_argument("FusedLstmLayer: weights must be w_ih [4H, I], w_hh [4H, H], biases [4H] for x [B, T, I]");
+  if (w_hh.dim() != 2 || w_hh.size(0) != 4 * H || w_ih.dim() != 2 || w_ih.size(0) != 4 * H ||
+      w_ih.size(1) != x.size(2) || b_ih.numel() != 4 * H || b_hh.numel() != 4 * H) {
+    throw std::invalid_argument(
+        "FusedLstmLayer: weights must be w_ih [4H, I], w_hh [4H, H], biases [4H] for x [B, T, I]");
   }
   // fp32 master weights stay fp32; bf16 activations from autocast regions become fp32 here.
   const auto dtype = w_hh.scalar_type();
   const auto opts = w_hh.options();
   auto state = [&](const Tensor& s) {
     if (!s.defined()) return torch::zeros({B, H}, opts);
-    if (s.sizes() != torch::IntArrayRef({B, H})) throw std::invalid_argument("FusedLstmLayer: h0 and c0 must be [B, H]");
+    if (s.sizes() != torch::IntArrayRef({B, H}))
+      throw std::invalid_argument("FusedLstmLayer: h0 and c0 must be [B, H]");
     return s.to(dtype).contiguous();
   };
   Tensor xin = x.to(dtype), h = state(h0), c = state(c0);
@@ -176,18 +189,23 @@ LstmLayerOutput FusedLstmLayer(const Tensor& x, const Tensor& h0, const Tensor& 
   return {out[0], out[1], out[2]};
 }
 
-LstmLayerOutput FusedLstmLayer(torch::nn::LSTMImpl& lstm, const std::string& suffix, const Tensor& x, const Tensor& h0,
-                               const Tensor& c0) {
-  if (!lstm.options.batch_first() || lstm.options.num_layers() != 1 || !lstm.options.bias() || lstm.options.proj_size() != 0) {
-    throw std::invalid_argument("FusedLstmLayer: needs a one-layer batch-first LSTM with biases and no projection");
+LstmLayerOutput FusedLstmLayer(torch::nn::LSTMImpl& lstm, const std::string& suffix,
+                               const Tensor& x, const Tensor& h0, const Tensor& c0) {
+  if (!lstm.options.batch_first() || lstm.options.num_layers() != 1 || !lstm.options.bias() ||
+      lstm.options.proj_size() != 0) {
+    throw std::invalid_argument(
+        "FusedLstmLayer: needs a one-layer batch-first LSTM with biases and no projection");
   }
   const auto p = lstm.named_parameters(/*recurse=*/false);
   auto get = [&](const std::string& name) {
     const Tensor* t = p.find(name + "_l0" + suffix);
-    if (!t) throw std::invalid_argument("FusedLstmLayer: the LSTM has no parameter " + name + "_l0" + suffix);
+    if (!t)
+      throw std::invalid_argument("FusedLstmLayer: the LSTM has no parameter " + name + "_l0" +
+                                  suffix);
     return *t;
   };
-  return FusedLstmLayer(x, h0, c0, get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"));
+  return FusedLstmLayer(x, h0, c0, get("weight_ih"), get("weight_hh"), get("bias_ih"),
+                        get("bias_hh"));
 }
 
 }  // namespace trainbench::models

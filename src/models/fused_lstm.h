@@ -25,13 +25,15 @@ struct LstmLayerOutput {
 // x [B, T, I] batch-first (T >= 1); h0, c0 [B, H] (undefined: zeros); w_ih [4H, I],
 // w_hh [4H, H], b_ih and b_hh [4H] (torch::nn::LSTM's weight_ih_l0, ... layout). Differentiable
 // in every tensor argument. Without grad mode nothing is kept for a backward pass.
-LstmLayerOutput FusedLstmLayer(const torch::Tensor& x, const torch::Tensor& h0, const torch::Tensor& c0,
-                               const torch::Tensor& w_ih, const torch::Tensor& w_hh, const torch::Tensor& b_ih,
+LstmLayerOutput FusedLstmLayer(const torch::Tensor& x, const torch::Tensor& h0,
+                               const torch::Tensor& c0, const torch::Tensor& w_ih,
+                               const torch::Tensor& w_hh, const torch::Tensor& b_ih,
                                const torch::Tensor& b_hh);
 
 // The same for the layer of `lstm` (a unidirectional or bidirectional torch::nn::LSTM with
 // batch_first); suffix "" for the forward direction, "_reverse" for the backward one.
-LstmLayerOutput FusedLstmLayer(torch::nn::LSTMImpl& lstm, const std::string& suffix, const torch::Tensor& x,
-                               const torch::Tensor& h0 = {}, const torch::Tensor& c0 = {});
+LstmLayerOutput FusedLstmLayer(torch::nn::LSTMImpl& lstm, const std::string& suffix,
+                               const torch::Tensor& x, const torch::Tensor& h0 = {},
+                               const torch::Tensor& c0 = {});
 
 }  // namespace trainbench::models

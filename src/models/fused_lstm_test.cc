@@ -1,7 +1,5 @@
 #include "models/fused_lstm.h"
 
-#include "models/lstm_cell_kernel.h"
-
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
 
@@ -9,10 +7,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/lstm_cell_kernel.h"
+
 namespace trainbench::models {
 namespace {
 
-double MaxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
+double MaxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
 
 struct Case {
   torch::nn::LSTM lstm{nullptr};
@@ -25,7 +27,8 @@ Case MakeCase(int64_t B, int64_t T, int64_t I, int64_t H, torch::Dtype dtype, ui
   c.lstm = torch::nn::LSTM(torch::nn::LSTMOptions(I, H).batch_first(true));
   {
     torch::NoGradGuard g;
-    for (auto& p : c.lstm->parameters()) p.uniform_(-0.5, 0.5);  // biases non-zero, unlike the default of 0 for bias_hh
+    for (auto& p : c.lstm->parameters())
+      p.uniform_(-0.5, 0.5);  // biases non-zero, unlike the default of 0 for bias_hh
   }
   c.lstm->to(dtype);
   auto o = torch::TensorOptions().dtype(dtype);
@@ -43,7 +46,8 @@ struct Result {
   std::vector<torch::Tensor> grads;  // x, h0, c0, then the LSTM's parameters in order
 };
 
-Result Backward(Case& c, const torch::Tensor& y, const torch::Tensor& h, const torch::Tensor& cell) {
+Result Backward(Case& c, const torch::Tensor& y, const torch::Tensor& h,
+                const torch::Tensor& cell) {
   for (torch::Tensor t : {c.x, c.h0, c.c0}) t.mutable_grad() = torch::Tensor();
   c.lstm->zero_grad();
   ((y * c.ry).sum() + (h * c.rh).sum() + (cell * c.rc).sum()).backward();
@@ -71,18 +75,22 @@ void ExpectSame(const Result& a, const Result& b, double tol) {
   const char* names[] = {"x", "h0", "c0", "weight_ih", "weight_hh", "bias_ih", "bias_hh"};
   for (size_t i = 0; i < a.grads.size(); ++i) {
     ASSERT_EQ(a.grads[i].sizes(), b.grads[i].sizes()) << names[i];
-    EXPECT_LT(MaxDiff(a.grads[i], b.grads[i]), tol * (1 + a.grads[i].abs().max().item<double>())) << "gradient of " << names[i];
+    EXPECT_LT(MaxDiff(a.grads[i], b.grads[i]), tol * (1 + a.grads[i].abs().max().item<double>()))
+        << "gradient of " << names[i];
   }
 }
 
 TEST(FusedLstm, SigmoidAndTanhApproximations) {
   double worst_s = 0, worst_t = 0;
-  for (float x = -100.0f; x <= 100.0f; x += 0.001953125f) {  // 2^-9 steps, every exponent range of interest
-    worst_s = std::max(worst_s, std::abs(LstmSigmoid(x) - 1.0 / (1.0 + std::exp(-static_cast<double>(x)))));
+  for (float x = -100.0f; x <= 100.0f;
+       x += 0.001953125f) {  // 2^-9 steps, every exponent range of interest
+    worst_s = std::max(worst_s,
+                       std::abs(LstmSigmoid(x) - 1.0 / (1.0 + std::exp(-static_cast<double>(x)))));
     worst_t = std::max(worst_t, std::abs(LstmTanh(x) - std::tanh(static_cast<double>(x))));
   }
   for (float x : {1e-30f, -1e-30f, 1e-6f, -3e-5f, 0.0f, 1e30f, -1e30f}) {
-    worst_s = std::max(worst_s, std::abs(LstmSigmoid(x) - 1.0 / (1.0 + std::exp(-static_cast<double>(x)))));
+    worst_s = std::max(worst_s,
+                       std::abs(LstmSigmoid(x) - 1.0 / (1.0 + std::exp(-static_cast<double>(x)))));
     worst_t = std::max(worst_t, std::abs(LstmTanh(x) - std::tanh(static_cast<double>(x))));
   }
   EXPECT_LT(worst_s, 1e-6);
@@ -124,7 +132,8 @@ TEST(FusedLstm, ReverseDirectionOfABidirectionalLstm) {
 
 TEST(FusedLstm, StaysFp32UnderBf16Autocast) {
   Case c = MakeCase(3, 4, 5, 6, torch::kFloat, 5);
-  const torch::Tensor xr = c.x.detach().to(torch::kBFloat16).to(torch::kFloat);  // what a bf16 producer would hand it
+  const torch::Tensor xr =
+      c.x.detach().to(torch::kBFloat16).to(torch::kFloat);  // what a bf16 producer would hand it
   torch::Tensor want;
   {
     torch::NoGradGuard g;
@@ -134,8 +143,10 @@ TEST(FusedLstm, StaysFp32UnderBf16Autocast) {
   const auto was_dtype = at::autocast::get_autocast_cpu_dtype();
   at::autocast::set_cpu_enabled(true);
   at::autocast::set_autocast_cpu_dtype(torch::kBFloat16);
-  const torch::Tensor probe = torch::mm(torch::ones({2, 2}), torch::ones({2, 2}));  // shows autocast is on
-  const torch::Tensor with_grad = FusedLstmLayer(*c.lstm, "", xr.to(torch::kBFloat16), c.h0, c.c0).y;
+  const torch::Tensor probe =
+      torch::mm(torch::ones({2, 2}), torch::ones({2, 2}));  // shows autocast is on
+  const torch::Tensor with_grad =
+      FusedLstmLayer(*c.lstm, "", xr.to(torch::kBFloat16), c.h0, c.c0).y;
   torch::Tensor without_grad;
   {
     torch::NoGradGuard g;
@@ -153,10 +164,14 @@ TEST(FusedLstm, StaysFp32UnderBf16Autocast) {
 
 TEST(FusedLstm, RejectsBadShapes) {
   Case c = MakeCase(2, 3, 4, 5, torch::kFloat, 6);
-  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", torch::randn({2, 3, 7})), std::invalid_argument);  // input width
-  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", torch::randn({2, 0, 4})), std::invalid_argument);  // no step
-  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", c.x, torch::zeros({3, 5})), std::invalid_argument);  // h0 batch
-  EXPECT_THROW(FusedLstmLayer(*c.lstm, "_reverse", c.x), std::invalid_argument);                // not bidirectional
+  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", torch::randn({2, 3, 7})),
+               std::invalid_argument);  // input width
+  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", torch::randn({2, 0, 4})),
+               std::invalid_argument);  // no step
+  EXPECT_THROW(FusedLstmLayer(*c.lstm, "", c.x, torch::zeros({3, 5})),
+               std::invalid_argument);  // h0 batch
+  EXPECT_THROW(FusedLstmLayer(*c.lstm, "_reverse", c.x),
+               std::invalid_argument);  // not bidirectional
 }
 
 }  // namespace

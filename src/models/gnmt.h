@@ -38,7 +38,8 @@ struct GNMTOptions {
   TORCH_ARG(double, dropout) = 0.2;
   TORCH_ARG(bool, share_embedding) = true;
   TORCH_ARG(double, init_weight) = 0.1;
-  TORCH_ARG(double, attention_scale_init) = 0;  // the attention's g at the start; 0: 1 / sqrt(hidden)
+  TORCH_ARG(double,
+            attention_scale_init) = 0;  // the attention's g at the start; 0: 1 / sqrt(hidden)
   // Run every LSTM layer with FusedLstmLayer (fused_lstm.h): the same function and parameters,
   // one autograd node per layer instead of ~12 per step.
   TORCH_ARG(bool, fused_lstm) = false;
@@ -58,8 +59,10 @@ class BahdanauAttentionImpl : public torch::nn::Module {
   // query [B, T, query_size]; keys [B, S, key_size]; projected_keys = ProjectKeys(keys);
   // pad [B, S] bool (true: padding). Returns {context [B, T, key_size], weights [B, T, S]}
   // with weights exactly 0 on pad positions.
-  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& query, const torch::Tensor& keys,
-                                                  const torch::Tensor& projected_keys, const torch::Tensor& pad);
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& query,
+                                                  const torch::Tensor& keys,
+                                                  const torch::Tensor& projected_keys,
+                                                  const torch::Tensor& pad);
 
   torch::nn::Linear linear_q{nullptr}, linear_k{nullptr};
   torch::Tensor linear_att;        // v [num_units]
@@ -92,11 +95,12 @@ class GNMTDecoderImpl : public torch::nn::Module {
   // nullptr starts every layer from zero; otherwise the states are used and replaced by the
   // states after the last position. Returns logits [N, T, vocab]; *weights (if given) gets the
   // attention [N, T, S].
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& keys, const torch::Tensor& projected_keys,
-                        const torch::Tensor& pad, std::vector<std::pair<torch::Tensor, torch::Tensor>>* states,
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& keys,
+                        const torch::Tensor& projected_keys, const torch::Tensor& pad,
+                        std::vector<std::pair<torch::Tensor, torch::Tensor>>* states,
                         torch::Tensor* weights = nullptr);
 
-  torch::nn::LSTM att_rnn{nullptr};           // layer 1: hidden -> hidden, its outputs query the attention
+  torch::nn::LSTM att_rnn{nullptr};  // layer 1: hidden -> hidden, its outputs query the attention
   BahdanauAttention attn{nullptr};
   torch::nn::ModuleList rnn_layers{nullptr};  // layers 2..: 2 x hidden -> hidden
   torch::nn::Linear classifier{nullptr};

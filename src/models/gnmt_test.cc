@@ -18,7 +18,9 @@ std::vector<const std::vector<int32_t>*> Ptrs(const std::vector<std::vector<int3
   return p;
 }
 
-double MaxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
+double MaxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
 
 TEST(GNMTTest, IncrementalDecodingEqualsTeacherForcing) {
   torch::manual_seed(1);
@@ -117,7 +119,8 @@ TEST(GNMTTest, SelectReordersTheState) {
   m->Step(*ref_state, tok);
   DecodeStep ref = m->Step(*ref_state, tok2);
   // A permutation that also moves rows across sentences, and one that duplicates a row.
-  for (const auto& p : {std::vector<int64_t>{1, 0, 3, 2}, std::vector<int64_t>{3, 0, 2, 1}, std::vector<int64_t>{1, 1, 2, 2}}) {
+  for (const auto& p : {std::vector<int64_t>{1, 0, 3, 2}, std::vector<int64_t>{3, 0, 2, 1},
+                        std::vector<int64_t>{1, 1, 2, 2}}) {
     auto st = m->StartDecoding(s, 2);
     m->Step(*st, first);
     m->Step(*st, tok);
@@ -151,7 +154,8 @@ TEST(GNMTTest, LearnsATinyCopyTask) {
   for (int step = 0; step < 400; ++step) {
     torch::Tensor logits = m->Logits(b.src, b.tgt_in);
     torch::Tensor loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, 20}), b.tgt_out.reshape({-1}), torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId));
+        logits.reshape({-1, 20}), b.tgt_out.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId));
     opt.zero_grad();
     loss.backward();
     opt.step();
@@ -214,23 +218,28 @@ TEST(GNMTTest, FusedLstmComputesTheSameModel) {
   GNMT fused(Tiny().dropout(0.0).fused_lstm(true));
   ASSERT_EQ(plain->parameters().size(), fused->parameters().size());
   for (size_t i = 0; i < plain->parameters().size(); ++i) {
-    ASSERT_TRUE(plain->parameters()[i].equal(fused->parameters()[i]));  // same construction, same draws
+    ASSERT_TRUE(
+        plain->parameters()[i].equal(fused->parameters()[i]));  // same construction, same draws
   }
   std::vector<torch::Tensor> logits, grads[2];
   int k = 0;
   for (GNMT* m : {&plain, &fused}) {
     torch::Tensor l = (*m)->Logits(b.src, b.tgt_in);
-    torch::nn::functional::cross_entropy(l.reshape({-1, 20}), b.tgt_out.reshape({-1}),
-                                         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId))
+    torch::nn::functional::cross_entropy(
+        l.reshape({-1, 20}), b.tgt_out.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId))
         .backward();
     logits.push_back(l.detach());
-    for (const auto& p : (*m)->parameters()) grads[k].push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+    for (const auto& p : (*m)->parameters())
+      grads[k].push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
     ++k;
   }
   EXPECT_LT(MaxDiff(logits[0], logits[1]), 1e-5);
   const auto names = plain->named_parameters();
   for (size_t i = 0; i < grads[0].size(); ++i) {
-    EXPECT_LT(MaxDiff(grads[0][i], grads[1][i]), 1e-5 * (1 + grads[0][i].abs().max().item<double>())) << names[i].key();
+    EXPECT_LT(MaxDiff(grads[0][i], grads[1][i]),
+              1e-5 * (1 + grads[0][i].abs().max().item<double>()))
+        << names[i].key();
   }
   plain->eval();
   fused->eval();

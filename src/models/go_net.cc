@@ -47,28 +47,33 @@ std::pair<torch::Tensor, torch::Tensor> GoNetImpl::forward(torch::Tensor x) {
 
 int64_t GoNetImpl::ForwardMacs() const {
   const int64_t n2 = o_.board_size() * o_.board_size(), f = o_.filters();
-  int64_t macs = n2 * o_.input_planes() * f * 9;  // stem
-  macs += o_.blocks() * 2 * n2 * f * f * 9;       // trunk
-  macs += n2 * f * 2 + 2 * n2 * (n2 + 1);         // policy
+  int64_t macs = n2 * o_.input_planes() * f * 9;        // stem
+  macs += o_.blocks() * 2 * n2 * f * f * 9;             // trunk
+  macs += n2 * f * 2 + 2 * n2 * (n2 + 1);               // policy
   macs += n2 * f + n2 * o_.value_fc() + o_.value_fc();  // value
   return macs;
 }
 
 torch::Tensor FoldedGoNet::Cast(const torch::Tensor& t, bool head) const {
   // Always a copy: the folded network is a snapshot, even of an fp32 parameter.
-  torch::Tensor c = t.detach().to(head ? torch::kFloat32 : dtype_, /*non_blocking=*/false, /*copy=*/true);
-  return channels_last_ && c.dim() == 4 ? c.contiguous(torch::MemoryFormat::ChannelsLast) : c.contiguous();
+  torch::Tensor c =
+      t.detach().to(head ? torch::kFloat32 : dtype_, /*non_blocking=*/false, /*copy=*/true);
+  return channels_last_ && c.dim() == 4 ? c.contiguous(torch::MemoryFormat::ChannelsLast)
+                                        : c.contiguous();
 }
 
-FoldedGoNet::Conv FoldedGoNet::Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn, bool head) const {
+FoldedGoNet::Conv FoldedGoNet::Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn,
+                                    bool head) const {
   const auto& o = bn->options;
-  TORCH_CHECK(o.affine() && o.track_running_stats(), "FoldedGoNet: BatchNorm without affine parameters or running statistics");
+  TORCH_CHECK(o.affine() && o.track_running_stats(),
+              "FoldedGoNet: BatchNorm without affine parameters or running statistics");
   TORCH_CHECK(!conv->options.bias(), "FoldedGoNet: a convolution with a bias");
   // In fp32 whatever the storage dtype, then cast once.
   const torch::Tensor scale = bn->weight.detach().to(torch::kFloat32) /
                               torch::sqrt(bn->running_var.to(torch::kFloat32) + o.eps());
   const torch::Tensor w = conv->weight.detach().to(torch::kFloat32) * scale.view({-1, 1, 1, 1});
-  const torch::Tensor b = bn->bias.detach().to(torch::kFloat32) - bn->running_mean.to(torch::kFloat32) * scale;
+  const torch::Tensor b =
+      bn->bias.detach().to(torch::kFloat32) - bn->running_mean.to(torch::kFloat32) * scale;
   // GoNet's convolutions are square, stride 1, padded by k / 2 (Conv above).
   return {Cast(w, head), Cast(b, head), conv->weight.size(2) / 2};
 }
@@ -110,7 +115,9 @@ std::pair<torch::Tensor, torch::Tensor> FoldedGoNet::forward(const torch::Tensor
   if (dtype_ != torch::kFloat32) h = h.to(torch::kFloat32);  // the heads in fp32 (above)
   torch::Tensor p = conv(h, policy_).relu_().flatten(1);
   torch::Tensor v = conv(h, value_).relu_().flatten(1);
-  v = torch::tanh(torch::linear(torch::linear(v, value1_w_, value1_b_).relu_(), value2_w_, value2_b_)).squeeze(1);
+  v = torch::tanh(
+          torch::linear(torch::linear(v, value1_w_, value1_b_).relu_(), value2_w_, value2_b_))
+          .squeeze(1);
   return {torch::linear(p, policy_w_, policy_b_), v};
 }
 

@@ -64,7 +64,8 @@ TORCH_MODULE(GoNet);
 // logits and values. Read-only after construction: threads may share one.
 class FoldedGoNet {
  public:
-  FoldedGoNet(const GoNetImpl& net, torch::Dtype dtype = torch::kFloat32, bool channels_last = false);
+  FoldedGoNet(const GoNetImpl& net, torch::Dtype dtype = torch::kFloat32,
+              bool channels_last = false);
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) const;
 
  private:
@@ -72,7 +73,8 @@ class FoldedGoNet {
     torch::Tensor w, b;
     int64_t padding = 0;
   };
-  Conv Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn, bool head = false) const;
+  Conv Fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn,
+            bool head = false) const;
   torch::Tensor Cast(const torch::Tensor& t, bool head = false) const;
 
   torch::Dtype dtype_;

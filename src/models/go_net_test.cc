@@ -1,7 +1,6 @@
 #include "models/go_net.h"
 
 #include <ATen/autocast_mode.h>
-
 #include <gtest/gtest.h>
 
 namespace trainbench::models {
@@ -37,12 +36,14 @@ TEST(FoldedGoNet, IsTheNetworkInEvalMode) {
       if (item.key().find("bn") != std::string::npos) p.copy_(p + torch::randn_like(p) * 0.3);
     }
     auto from = net->parameters(), to = fresh->parameters();
-    for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);  // the same weights, initial statistics
+    for (size_t k = 0; k < from.size(); ++k)
+      to[k].copy_(from[k]);  // the same weights, initial statistics
   }
   net->eval();
   fresh->eval();
   {
-    torch::NoGradGuard no_grad;  // logits of a trained network's magnitude (~10), not an initial one's (~1)
+    torch::NoGradGuard
+        no_grad;  // logits of a trained network's magnitude (~10), not an initial one's (~1)
     net->policy_fc->weight.mul_(8.0);
     fresh->policy_fc->weight.copy_(net->policy_fc->weight);
   }
@@ -114,8 +115,8 @@ TEST(GoNet, LearnsAFixedTarget) {
 TEST(GoNet, MacsOfMiniGo9x9) {
   GoNet net{GoNetOptions()};
   // stem 81*17*32*9 + 9 blocks * 2 * 81*32*32*9 + heads.
-  EXPECT_EQ(net->ForwardMacs(), 81 * 17 * 32 * 9 + 9 * 2 * 81 * 32 * 32 * 9 + 81 * 32 * 2 + 2 * 81 * 82 + 81 * 32 +
-                                    81 * 64 + 64);
+  EXPECT_EQ(net->ForwardMacs(), 81 * 17 * 32 * 9 + 9 * 2 * 81 * 32 * 32 * 9 + 81 * 32 * 2 +
+                                    2 * 81 * 82 + 81 * 32 + 81 * 64 + 64);
 }
 
 }  // namespace

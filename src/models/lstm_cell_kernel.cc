@@ -32,9 +32,11 @@ inline float Sigmoid(float x) { return 1.0f / (1.0f + Exp(-x)); }
 inline float Tanh(float x) { return 2.0f / (1.0f + Exp(-2.0f * x)) - 1.0f; }
 
 // One row; restrict-qualified parameters, so that the compiler vectorises the loop over j.
-__attribute__((always_inline)) inline void ForwardRow(float* __restrict gi, float* __restrict gf, float* __restrict gg,
-                                                      float* __restrict go, const float* __restrict cp, float* __restrict cn,
-                                                      float* __restrict tc, float* __restrict hn, int64_t H) {
+__attribute__((always_inline)) inline void ForwardRow(float* __restrict gi, float* __restrict gf,
+                                                      float* __restrict gg, float* __restrict go,
+                                                      const float* __restrict cp,
+                                                      float* __restrict cn, float* __restrict tc,
+                                                      float* __restrict hn, int64_t H) {
   for (int64_t j = 0; j < H; ++j) {
     const float i = Sigmoid(gi[j]), f = Sigmoid(gf[j]), g = Tanh(gg[j]), o = Sigmoid(go[j]);
     gi[j] = i;
@@ -49,12 +51,11 @@ __attribute__((always_inline)) inline void ForwardRow(float* __restrict gi, floa
   }
 }
 
-__attribute__((always_inline)) inline void BackwardRow(const float* __restrict ai, const float* __restrict af,
-                                                       const float* __restrict ag, const float* __restrict ao,
-                                                       const float* __restrict cp, const float* __restrict tc,
-                                                       const float* __restrict d, float* __restrict dcp, float* __restrict di,
-                                                       float* __restrict df, float* __restrict dg, float* __restrict dout,
-                                                       int64_t H) {
+__attribute__((always_inline)) inline void BackwardRow(
+    const float* __restrict ai, const float* __restrict af, const float* __restrict ag,
+    const float* __restrict ao, const float* __restrict cp, const float* __restrict tc,
+    const float* __restrict d, float* __restrict dcp, float* __restrict di, float* __restrict df,
+    float* __restrict dg, float* __restrict dout, int64_t H) {
   for (int64_t j = 0; j < H; ++j) {
     const float i = ai[j], f = af[j], g = ag[j], o = ao[j];
     const float t = tc[j], dhv = d[j];
@@ -72,25 +73,26 @@ __attribute__((always_inline)) inline void BackwardRow(const float* __restrict a
 float LstmSigmoid(float x) { return Sigmoid(x); }
 float LstmTanh(float x) { return Tanh(x); }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void LstmCellForward(float* gates, const float* c_prev, float* c,
-                                                                                  float* tanh_c, float* h, int64_t rows,
-                                                                                  int64_t hidden) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void LstmCellForward(
+    float* gates, const float* c_prev, float* c, float* tanh_c, float* h, int64_t rows,
+    int64_t hidden) {
   const int64_t H = hidden;
   for (int64_t b = 0; b < rows; ++b) {
     float* g = gates + b * 4 * H;
-    ForwardRow(g, g + H, g + 2 * H, g + 3 * H, c_prev + b * H, c + b * H, tanh_c + b * H, h + b * H, H);
+    ForwardRow(g, g + H, g + 2 * H, g + 3 * H, c_prev + b * H, c + b * H, tanh_c + b * H, h + b * H,
+               H);
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void LstmCellBackward(const float* acts, const float* c_prev,
-                                                                                   const float* tanh_c, const float* dh, float* dc,
-                                                                                   float* dgates, int64_t rows, int64_t hidden) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void LstmCellBackward(
+    const float* acts, const float* c_prev, const float* tanh_c, const float* dh, float* dc,
+    float* dgates, int64_t rows, int64_t hidden) {
   const int64_t H = hidden;
   for (int64_t b = 0; b < rows; ++b) {
     const float* a = acts + b * 4 * H;
     float* d = dgates + b * 4 * H;
-    BackwardRow(a, a + H, a + 2 * H, a + 3 * H, c_prev + b * H, tanh_c + b * H, dh + b * H, dc + b * H, d, d + H, d + 2 * H,
-                d + 3 * H, H);
+    BackwardRow(a, a + H, a + 2 * H, a + 3 * H, c_prev + b * H, tanh_c + b * H, dh + b * H,
+                dc + b * H, d, d + H, d + 2 * H, d + 3 * H, H);
   }
 }
 

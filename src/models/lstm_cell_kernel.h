@@ -13,13 +13,14 @@ namespace trainbench::models {
 // apart, the [H] vectors rows H apart.
 // Forward: gates hold the pre-activations (i, f, g, o) and receive the activations;
 // c = f c_prev + i g, tanh_c = tanh(c), h = o tanh_c.
-void LstmCellForward(float* gates, const float* c_prev, float* c, float* tanh_c, float* h, int64_t rows, int64_t hidden);
+void LstmCellForward(float* gates, const float* c_prev, float* c, float* tanh_c, float* h,
+                     int64_t rows, int64_t hidden);
 
 // Backward, from the activations: dh is the gradient of this step's h; dc holds the gradient of
 // this step's c from the next step and receives that of c_prev; dgates receives the gradients of
 // the pre-activations.
-void LstmCellBackward(const float* acts, const float* c_prev, const float* tanh_c, const float* dh, float* dc, float* dgates,
-                      int64_t rows, int64_t hidden);
+void LstmCellBackward(const float* acts, const float* c_prev, const float* tanh_c, const float* dh,
+                      float* dc, float* dgates, int64_t rows, int64_t hidden);
 
 // The approximations, exposed for tests: |error| < 1e-6 for every float argument.
 float LstmSigmoid(float x);

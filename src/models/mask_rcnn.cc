@@ -89,7 +89,8 @@ torch::Tensor PoolRois(const std::vector<torch::Tensor>& features, const torch::
   ro.sampling_ratio = o.pool_sampling_ratio;
   ro.aligned = false;
   TORCH_CHECK(features.size() == 4, "PoolRois: expected P2..P5");
-  return vision::MultiScaleRoiAlign(features, rois, ro, 2, o.roi_canonical_scale, o.roi_canonical_level);
+  return vision::MultiScaleRoiAlign(features, rois, ro, 2, o.roi_canonical_scale,
+                                    o.roi_canonical_level);
 }
 
 // k of n indices drawn uniformly without replacement (a partial Fisher-Yates shuffle).
@@ -150,9 +151,12 @@ MaskRcnnImpl::MaskRcnnImpl(const MaskRcnnOptions& o) : options_(o) {
     fpn_layer.push_back(register_module("fpn_layer" + n, KaimingUniformConv(f, f, 3)));
   }
   const int64_t a = static_cast<int64_t>(o.aspect_ratios.size());
-  rpn_conv = register_module("rpn_conv", Normal(nn::Conv2d(nn::Conv2dOptions(f, f, 3).padding(1)), 0.01));
-  rpn_cls_logits = register_module("rpn_cls_logits", Normal(nn::Conv2d(nn::Conv2dOptions(f, a, 1)), 0.01));
-  rpn_bbox_pred = register_module("rpn_bbox_pred", Normal(nn::Conv2d(nn::Conv2dOptions(f, 4 * a, 1)), 0.01));
+  rpn_conv =
+      register_module("rpn_conv", Normal(nn::Conv2d(nn::Conv2dOptions(f, f, 3).padding(1)), 0.01));
+  rpn_cls_logits =
+      register_module("rpn_cls_logits", Normal(nn::Conv2d(nn::Conv2dOptions(f, a, 1)), 0.01));
+  rpn_bbox_pred =
+      register_module("rpn_bbox_pred", Normal(nn::Conv2d(nn::Conv2dOptions(f, 4 * a, 1)), 0.01));
   const int64_t r = o.representation_size;
   fc6 = register_module("fc6", KaimingUniformFc(f * o.box_pool_size * o.box_pool_size, r));
   fc7 = register_module("fc7", KaimingUniformFc(r, r));
@@ -162,7 +166,8 @@ MaskRcnnImpl::MaskRcnnImpl(const MaskRcnnOptions& o) : options_(o) {
   for (int64_t i = 0; i < o.mask_head_convs; ++i) {
     mask_fcn.push_back(register_module(
         "mask_fcn" + std::to_string(i + 1),
-        KaimingNormalFanOut(nn::Conv2d(nn::Conv2dOptions(in, o.mask_head_channels, 3).padding(1)))));
+        KaimingNormalFanOut(
+            nn::Conv2d(nn::Conv2dOptions(in, o.mask_head_channels, 3).padding(1)))));
     in = o.mask_head_channels;
   }
   conv5_mask = register_module(
@@ -221,7 +226,8 @@ MaskRcnnImpl::RpnOutput MaskRcnnImpl::Rpn(const std::vector<torch::Tensor>& feat
     const auto t = torch::relu(rpn_conv->forward(f));
     // [N, A, H, W] -> [N, H W A] and [N, 4 A, H, W] -> [N, H W A, 4]: the anchors' order.
     // The logits and deltas in fp32 (a no-op in fp32, a cast from the autocast dtype under it).
-    obj.push_back(rpn_cls_logits->forward(t).to(torch::kFloat).permute({0, 2, 3, 1}).reshape({n, -1}));
+    obj.push_back(
+        rpn_cls_logits->forward(t).to(torch::kFloat).permute({0, 2, 3, 1}).reshape({n, -1}));
     del.push_back(rpn_bbox_pred->forward(t)
                       .to(torch::kFloat)
                       .view({n, a, 4, h, w})
@@ -234,7 +240,8 @@ MaskRcnnImpl::RpnOutput MaskRcnnImpl::Rpn(const std::vector<torch::Tensor>& feat
   RpnOutput out;
   out.objectness = torch::cat(obj, 1);
   out.deltas = torch::cat(del, 1);
-  out.anchors = torch::cat(MakeFpnAnchors(options_, grids, features[0].options().dtype(torch::kFloat)), 0);
+  out.anchors =
+      torch::cat(MakeFpnAnchors(options_, grids, features[0].options().dtype(torch::kFloat)), 0);
   out.levels = torch::cat(levels, 0);
   return out;
 }
@@ -281,24 +288,25 @@ std::vector<torch::Tensor> MaskRcnnImpl::Proposals(const RpnOutput& rpn, const I
   return proposals;
 }
 
-std::pair<torch::Tensor, torch::Tensor> MaskRcnnImpl::BoxHead(const std::vector<torch::Tensor>& features,
-                                                              const torch::Tensor& rois) {
+std::pair<torch::Tensor, torch::Tensor> MaskRcnnImpl::BoxHead(
+    const std::vector<torch::Tensor>& features, const torch::Tensor& rois) {
   auto x = PoolRois(features, rois, options_.box_pool_size, options_);
   x = torch::relu(fc6->forward(x.flatten(1)));
   x = torch::relu(fc7->forward(x));
   return {cls_score->forward(x).to(torch::kFloat), bbox_pred->forward(x).to(torch::kFloat)};
 }
 
-torch::Tensor MaskRcnnImpl::MaskHead(const std::vector<torch::Tensor>& features, const torch::Tensor& rois) {
+torch::Tensor MaskRcnnImpl::MaskHead(const std::vector<torch::Tensor>& features,
+                                     const torch::Tensor& rois) {
   auto x = PoolRois(features, rois, options_.mask_pool_size, options_);
   for (auto& conv : mask_fcn) x = torch::relu(conv->forward(x));
   x = torch::relu(conv5_mask->forward(x));
   return mask_fcn_logits->forward(x).to(torch::kFloat);
 }
 
-std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& images, const ImageSizes& sizes,
-                                                          const std::vector<MaskRcnnTarget>& targets,
-                                                          data::Rng& rng) {
+std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(
+    const torch::Tensor& images, const ImageSizes& sizes,
+    const std::vector<MaskRcnnTarget>& targets, data::Rng& rng) {
   const auto& o = options_;
   const int64_t n = images.size(0);
   TORCH_CHECK(static_cast<int64_t>(sizes.size()) == n && static_cast<int64_t>(targets.size()) == n,
@@ -316,12 +324,14 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
     gt_boxes[i] = targets[i].boxes.to(device, images.scalar_type()).reshape({-1, 4});
     gt_labels[i] = targets[i].labels.to(device, torch::kLong).reshape({-1});
     const auto t = RpnAnchorLabels(rpn.anchors, gt_boxes[i], sizes[i].first, sizes[i].second, o);
-    auto [pos, neg] = SampleFgBg(t.labels, o.rpn_batch_size_per_image, o.rpn_positive_fraction, rng);
+    auto [pos, neg] =
+        SampleFgBg(t.labels, o.rpn_batch_size_per_image, o.rpn_positive_fraction, rng);
     pos = pos.to(device);
     neg = neg.to(device);
     if (pos.numel() > 0) {
-      rpn_box_targets.push_back(rpn_coder.Encode(gt_boxes[i].index_select(0, t.matched.index_select(0, pos)),
-                                                 rpn.anchors.index_select(0, pos)));
+      rpn_box_targets.push_back(
+          rpn_coder.Encode(gt_boxes[i].index_select(0, t.matched.index_select(0, pos)),
+                           rpn.anchors.index_select(0, pos)));
     }
     rpn_pos.push_back(pos + i * num_anchors);
     rpn_neg.push_back(neg + i * num_anchors);
@@ -337,8 +347,8 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
     losses["loss_objectness"] =
         torch::binary_cross_entropy_with_logits(obj_flat.index_select(0, sampled), labels);
     losses["loss_rpn_box_reg"] =
-        pos_all.numel() > 0 ? SmoothL1Sum(del_flat.index_select(0, pos_all), torch::cat(rpn_box_targets),
-                                          o.rpn_smooth_l1_beta) /
+        pos_all.numel() > 0 ? SmoothL1Sum(del_flat.index_select(0, pos_all),
+                                          torch::cat(rpn_box_targets), o.rpn_smooth_l1_beta) /
                                   static_cast<double>(sampled.numel())
                             : del_flat.sum() * 0.0;
   } else {
@@ -349,14 +359,17 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
   // --- Proposals + ground truth, matched and sampled (FastRCNNLossComputation.subsample).
   auto proposals = Proposals(rpn, sizes, o.rpn_pre_nms_top_n_train, o.rpn_post_nms_top_n_train);
   const vision::BoxCoder box_coder(vision::kMaskRcnnBoxHeadWeights);
-  std::vector<torch::Tensor> roi_boxes, roi_labels, roi_targets, pos_boxes, pos_labels, mask_targets;
+  std::vector<torch::Tensor> roi_boxes, roi_labels, roi_targets, pos_boxes, pos_labels,
+      mask_targets;
   for (int64_t i = 0; i < n; ++i) {
     const auto props = torch::cat({proposals[i], gt_boxes[i]});  // add_gt_proposals
     const int64_t g = gt_boxes[i].size(0);
-    auto labels = torch::zeros({props.size(0)}, torch::TensorOptions().dtype(torch::kLong).device(device));
+    auto labels =
+        torch::zeros({props.size(0)}, torch::TensorOptions().dtype(torch::kLong).device(device));
     auto matched = torch::zeros_like(labels);
     if (g > 0) {
-      const auto m = MatchBoxes(vision::BoxIou(gt_boxes[i], props), o.roi_fg_iou, o.roi_bg_iou, false);
+      const auto m =
+          MatchBoxes(vision::BoxIou(gt_boxes[i], props), o.roi_fg_iou, o.roi_bg_iou, false);
       matched = m.clamp_min(0);
       labels = gt_labels[i].index_select(0, matched);
       labels.masked_fill_(m == kBelowLowThreshold, 0);
@@ -368,15 +381,16 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
     const auto boxes = props.index_select(0, sel);
     roi_boxes.push_back(boxes);
     roi_labels.push_back(labels.index_select(0, sel));
-    roi_targets.push_back(g > 0 ? box_coder.Encode(gt_boxes[i].index_select(0, matched.index_select(0, sel)), boxes)
-                                : torch::zeros_like(boxes));
+    roi_targets.push_back(
+        g > 0 ? box_coder.Encode(gt_boxes[i].index_select(0, matched.index_select(0, sel)), boxes)
+              : torch::zeros_like(boxes));
     // Positives come first in each image's sample: the mask head's RoIs in the same order.
     const auto pb = props.index_select(0, pos);
     pos_boxes.push_back(pb);
     pos_labels.push_back(labels.index_select(0, pos));
     if (pos.numel() > 0) {
-      mask_targets.push_back(MaskRcnnMaskTargets(targets[i].masks.to(device), pb, matched.index_select(0, pos),
-                                                 2 * o.mask_pool_size));
+      mask_targets.push_back(MaskRcnnMaskTargets(
+          targets[i].masks.to(device), pb, matched.index_select(0, pos), 2 * o.mask_pool_size));
     }
   }
   const auto labels = torch::cat(roi_labels);
@@ -386,9 +400,9 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
   const auto pos_idx = torch::where(labels > 0)[0];
   const auto reg = box_regression.view({box_regression.size(0), -1, 4});
   const auto labels_pos = labels.index_select(0, pos_idx);
-  losses["loss_box_reg"] =
-      SmoothL1Sum(reg.index({pos_idx, labels_pos}), torch::cat(roi_targets).index_select(0, pos_idx), 1.0) /
-      static_cast<double>(std::max<int64_t>(labels.numel(), 1));
+  losses["loss_box_reg"] = SmoothL1Sum(reg.index({pos_idx, labels_pos}),
+                                       torch::cat(roi_targets).index_select(0, pos_idx), 1.0) /
+                           static_cast<double>(std::max<int64_t>(labels.numel(), 1));
 
   // --- Mask loss on the positive RoIs (MaskRCNNLossComputation).
   if (pos_idx.numel() > 0) {
@@ -402,7 +416,8 @@ std::map<std::string, torch::Tensor> MaskRcnnImpl::Losses(const torch::Tensor& i
   return losses;
 }
 
-std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images, const ImageSizes& sizes,
+std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images,
+                                                     const ImageSizes& sizes,
                                                      const MaskRcnnDetectOptions& d) {
   torch::NoGradGuard no_grad;
   const auto& o = options_;
@@ -410,7 +425,8 @@ std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images
   TORCH_CHECK(static_cast<int64_t>(sizes.size()) == n, "MaskRcnn::Detect: one size per image");
   const int64_t c = o.num_classes;
   const auto features = Features(images);
-  const auto proposals = Proposals(Rpn(features), sizes, o.rpn_pre_nms_top_n_test, o.rpn_post_nms_top_n_test);
+  const auto proposals =
+      Proposals(Rpn(features), sizes, o.rpn_pre_nms_top_n_test, o.rpn_post_nms_top_n_test);
   const auto roi_features = RoiFeatures(features);
   const auto [class_logits, box_regression] = BoxHead(roi_features, vision::BoxesToRois(proposals));
   const auto probs = torch::softmax(class_logits, -1);
@@ -424,10 +440,13 @@ std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images
   for (int64_t i = 0; i < n; ++i) {
     const int64_t p = proposals[i].size(0);
     const auto [h, w] = sizes[i];
-    auto boxes = vision::ClipBoxesToImage(decoded.slice(0, start, start + p), h, w).slice(1, 1).reshape({-1, 4});
+    auto boxes = vision::ClipBoxesToImage(decoded.slice(0, start, start + p), h, w)
+                     .slice(1, 1)
+                     .reshape({-1, 4});
     auto scores = probs.slice(0, start, start + p).slice(1, 1).reshape({-1});
-    auto labels = torch::arange(1, c, torch::TensorOptions().dtype(torch::kLong).device(images.device()))
-                      .repeat({p});
+    auto labels =
+        torch::arange(1, c, torch::TensorOptions().dtype(torch::kLong).device(images.device()))
+            .repeat({p});
     start += p;
     const auto keep = torch::where(scores > d.score_thresh)[0];
     boxes = boxes.index_select(0, keep);
@@ -450,7 +469,8 @@ std::vector<MaskRcnnDetections> MaskRcnnImpl::Detect(const torch::Tensor& images
       for (auto& r : out) l.push_back(r.labels);
       return l;
     }());
-    const auto masks = torch::sigmoid(logits.index({torch::arange(total, labels.options()), labels}));
+    const auto masks =
+        torch::sigmoid(logits.index({torch::arange(total, labels.options()), labels}));
     int64_t s = 0;
     for (auto& r : out) {
       r.masks = masks.slice(0, s, s + r.boxes.size(0));
@@ -485,15 +505,17 @@ int64_t MaskRcnnImpl::ForwardMacs(int64_t h, int64_t w, bool training, int64_t d
   }
   mask_per_roi += ps * ps * in * mc * 4 + (2 * ps) * (2 * ps) * mc * c;
   const int64_t rois = training ? o.roi_batch_size_per_image : o.rpn_post_nms_top_n_test;
-  const int64_t masks = training ? static_cast<int64_t>(o.roi_batch_size_per_image * o.roi_positive_fraction)
-                                 : detections;
+  const int64_t masks =
+      training ? static_cast<int64_t>(o.roi_batch_size_per_image * o.roi_positive_fraction)
+               : detections;
   return macs + rois * box_per_roi + masks * mask_per_roi;
 }
 
-std::vector<torch::Tensor> MakeFpnAnchors(const MaskRcnnOptions& o,
-                                          const std::vector<std::pair<int64_t, int64_t>>& grid_sizes,
-                                          const torch::TensorOptions& tensor_options) {
-  TORCH_CHECK(grid_sizes.size() <= o.anchor_sizes.size(), "MakeFpnAnchors: more levels than anchor sizes");
+std::vector<torch::Tensor> MakeFpnAnchors(
+    const MaskRcnnOptions& o, const std::vector<std::pair<int64_t, int64_t>>& grid_sizes,
+    const torch::TensorOptions& tensor_options) {
+  TORCH_CHECK(grid_sizes.size() <= o.anchor_sizes.size(),
+              "MakeFpnAnchors: more levels than anchor sizes");
   std::vector<torch::Tensor> out;
   for (size_t l = 0; l < grid_sizes.size(); ++l) {
     const double s = static_cast<double>(o.anchor_strides[l]);
@@ -526,7 +548,8 @@ torch::Tensor AnchorsInsideImage(const torch::Tensor& anchors, int64_t height, i
          (anchors.select(1, 3) <= static_cast<double>(height) + t);
 }
 
-torch::Tensor MatchBoxes(const torch::Tensor& iou, double high, double low, bool allow_low_quality) {
+torch::Tensor MatchBoxes(const torch::Tensor& iou, double high, double low,
+                         bool allow_low_quality) {
   TORCH_CHECK(iou.dim() == 2 && iou.size(0) > 0, "MatchBoxes: iou must be [G, P] with G > 0");
   auto [vals, matches] = iou.max(0);
   const auto all_matches = matches.clone();
@@ -540,8 +563,8 @@ torch::Tensor MatchBoxes(const torch::Tensor& iou, double high, double low, bool
   return matches;
 }
 
-RpnAnchorTargets RpnAnchorLabels(const torch::Tensor& anchors, const torch::Tensor& gt_boxes, int64_t height,
-                                 int64_t width, const MaskRcnnOptions& o) {
+RpnAnchorTargets RpnAnchorLabels(const torch::Tensor& anchors, const torch::Tensor& gt_boxes,
+                                 int64_t height, int64_t width, const MaskRcnnOptions& o) {
   RpnAnchorTargets t;
   const auto visible = AnchorsInsideImage(anchors, height, width, o.straddle_thresh);
   if (gt_boxes.size(0) == 0) {
@@ -564,13 +587,16 @@ std::pair<torch::Tensor, torch::Tensor> SampleFgBg(const torch::Tensor& labels, 
   const double* p = l.data_ptr<double>();
   std::vector<int64_t> pos, neg;
   for (int64_t i = 0; i < l.numel(); ++i) {
-    if (p[i] >= 1) pos.push_back(i);
-    else if (p[i] == 0) neg.push_back(i);
+    if (p[i] >= 1)
+      pos.push_back(i);
+    else if (p[i] == 0)
+      neg.push_back(i);
   }
   const auto num_pos = std::min<int64_t>(static_cast<int64_t>(batch_size * positive_fraction),
                                          static_cast<int64_t>(pos.size()));
   const auto num_neg = std::min<int64_t>(batch_size - num_pos, static_cast<int64_t>(neg.size()));
-  return {IndexTensor(Choose(std::move(pos), num_pos, rng)), IndexTensor(Choose(std::move(neg), num_neg, rng))};
+  return {IndexTensor(Choose(std::move(pos), num_pos, rng)),
+          IndexTensor(Choose(std::move(neg), num_neg, rng))};
 }
 
 torch::Tensor MaskRcnnRoiLevels(const torch::Tensor& boxes, const MaskRcnnOptions& o) {
@@ -587,7 +613,8 @@ torch::Tensor MaskRcnnMaskTargets(const torch::Tensor& gt_masks, const torch::Te
   ro.spatial_scale = 1.0;
   ro.sampling_ratio = 2;
   ro.aligned = true;  // a sample at image point (x, y) reads the pixel that contains it
-  const auto soft = vision::RoiAlignForward(gt_masks.unsqueeze(1).to(b.options()), rois, ro).select(1, 0);
+  const auto soft =
+      vision::RoiAlignForward(gt_masks.unsqueeze(1).to(b.options()), rois, ro).select(1, 0);
   return (soft >= 0.5).to(b.scalar_type());
 }
 

@@ -65,7 +65,7 @@ struct MaskRcnnOptions {
   double rpn_bg_iou = 0.3;
   int64_t rpn_batch_size_per_image = 256;
   double rpn_positive_fraction = 0.5;
-  int64_t rpn_pre_nms_top_n_train = 2000;   // per level and image
+  int64_t rpn_pre_nms_top_n_train = 2000;  // per level and image
   int64_t rpn_pre_nms_top_n_test = 1000;
   int64_t rpn_post_nms_top_n_train = 2000;  // per image over all levels
   int64_t rpn_post_nms_top_n_test = 1000;
@@ -85,7 +85,7 @@ struct MaskRcnnOptions {
   int64_t mask_pool_size = 14;
   int64_t pool_sampling_ratio = 2;
   int64_t representation_size = 1024;  // fc6 / fc7
-  int64_t mask_head_channels = 256;     // mask_fcn1..4 and conv5_mask
+  int64_t mask_head_channels = 256;    // mask_fcn1..4 and conv5_mask
   int64_t mask_head_convs = 4;
 };
 
@@ -190,9 +190,9 @@ TORCH_MODULE(MaskRcnn);
 // AnchorGenerator: per cell (row-major), per aspect ratio; centred at ((j + 0.5) s, (i + 0.5) s)
 // for stride s; the legacy generate_anchors sizes: w = round(sqrt(s^2 / r)) size / s,
 // h = round(w' r) size / s with w' = round(sqrt(s^2 / r)) (round half to even, as numpy).
-std::vector<torch::Tensor> MakeFpnAnchors(const MaskRcnnOptions& options,
-                                          const std::vector<std::pair<int64_t, int64_t>>& grid_sizes,
-                                          const torch::TensorOptions& tensor_options = {});
+std::vector<torch::Tensor> MakeFpnAnchors(
+    const MaskRcnnOptions& options, const std::vector<std::pair<int64_t, int64_t>>& grid_sizes,
+    const torch::TensorOptions& tensor_options = {});
 
 // [A] bool: anchors inside the height x width image up to straddle_thresh (the reference's
 // visibility; x2 <= width + t rather than the legacy x2 < width + t, the "+1" convention).
@@ -207,8 +207,9 @@ inline constexpr int64_t kBetweenThresholds = -2;
 torch::Tensor MatchBoxes(const torch::Tensor& iou, double high, double low, bool allow_low_quality);
 
 struct RpnAnchorTargets {
-  torch::Tensor labels;   // [A] float: 1 positive, 0 negative, -1 ignored
-  torch::Tensor matched;  // [A] int64 ground-truth index (clamped to >= 0; meaningful for positives)
+  torch::Tensor labels;  // [A] float: 1 positive, 0 negative, -1 ignored
+  torch::Tensor
+      matched;  // [A] int64 ground-truth index (clamped to >= 0; meaningful for positives)
 };
 // RPN labels of anchors [A, 4] for one image's gt_boxes [G, 4] (G may be 0: all negative).
 RpnAnchorTargets RpnAnchorLabels(const torch::Tensor& anchors, const torch::Tensor& gt_boxes,
@@ -220,7 +221,8 @@ RpnAnchorTargets RpnAnchorLabels(const torch::Tensor& anchors, const torch::Tens
 std::pair<torch::Tensor, torch::Tensor> SampleFgBg(const torch::Tensor& labels, int64_t batch_size,
                                                    double positive_fraction, data::Rng& rng);
 
-// FPN levels (2..5) of RoI boxes [K, 4] for the options' canonical scale and level (vision::FpnLevels).
+// FPN levels (2..5) of RoI boxes [K, 4] for the options' canonical scale and level
+// (vision::FpnLevels).
 torch::Tensor MaskRcnnRoiLevels(const torch::Tensor& boxes, const MaskRcnnOptions& options);
 
 // Mask-head targets [P, M, M] float 0 / 1: gt_masks[matched[i]] resampled into boxes[i] by

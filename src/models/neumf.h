@@ -21,7 +21,8 @@
 namespace trainbench::models {
 
 struct NeuMFOptions {
-  NeuMFOptions(int64_t num_users, int64_t num_items) : num_users_(num_users), num_items_(num_items) {}
+  NeuMFOptions(int64_t num_users, int64_t num_items)
+      : num_users_(num_users), num_items_(num_items) {}
   TORCH_ARG(int64_t, num_users);
   TORCH_ARG(int64_t, num_items);
   TORCH_ARG(int64_t, mf_dim) = 64;
@@ -74,7 +75,8 @@ class NeuMFScorer {
  private:
   NeuMF model_;
   NeuMFScorerOptions options_;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> mlp_;  // layers 2..: (weight, bias) in mlp_dtype
+  std::vector<std::pair<torch::Tensor, torch::Tensor>>
+      mlp_;                    // layers 2..: (weight, bias) in mlp_dtype
   torch::Tensor user_hidden_;  // [U, h1]: W1_user . mlp_user_embed + b1
   torch::Tensor item_hidden_;  // [I, h1]: W1_item . mlp_item_embed
   torch::Tensor user_gmf_;     // [U, mf]: mf_user_embed * final.weight[:mf]

@@ -48,7 +48,9 @@ TEST(NeuMFTest, FactorisedScoreEqualsForwardOnEveryPair) {
   torch::Tensor items = torch::randint(0, 40, {4, 11}, torch::kInt64);
   torch::Tensor fast = NeuMFScorer(m).Score(users, items);
   ASSERT_EQ(fast.sizes(), (std::vector<int64_t>{4, 11}));
-  torch::Tensor slow = m->forward(users.unsqueeze(1).expand({4, 11}).reshape({-1}), items.reshape({-1})).view({4, 11});
+  torch::Tensor slow =
+      m->forward(users.unsqueeze(1).expand({4, 11}).reshape({-1}), items.reshape({-1}))
+          .view({4, 11});
   EXPECT_TRUE(torch::allclose(fast, slow, 1e-4, 1e-5)) << (fast - slow).abs().max().item<double>();
 }
 
@@ -66,12 +68,15 @@ TEST(NeuMFTest, FusedGatherAndBf16LayersScoreAsTheTensorOperations) {
   torch::Tensor users = torch::tensor({3, 0, 29, 7, 12}, torch::kInt64);
   torch::Tensor items = torch::randint(0, 40, {5, 37}, torch::kInt64);
   const torch::Tensor plain = NeuMFScorer(m).Score(users, items);
-  const torch::Tensor fused = NeuMFScorer(m, NeuMFScorerOptions().fused_gather(true)).Score(users, items);
+  const torch::Tensor fused =
+      NeuMFScorer(m, NeuMFScorerOptions().fused_gather(true)).Score(users, items);
   ASSERT_EQ(fused.sizes(), plain.sizes());
-  EXPECT_TRUE(torch::allclose(fused, plain, 1e-5, 1e-5)) << (fused - plain).abs().max().item<double>();
+  EXPECT_TRUE(torch::allclose(fused, plain, 1e-5, 1e-5))
+      << (fused - plain).abs().max().item<double>();
   for (bool f : {false, true}) {
     const torch::Tensor bf =
-        NeuMFScorer(m, NeuMFScorerOptions().fused_gather(f).mlp_dtype(torch::kBFloat16)).Score(users, items);
+        NeuMFScorer(m, NeuMFScorerOptions().fused_gather(f).mlp_dtype(torch::kBFloat16))
+            .Score(users, items);
     EXPECT_EQ(bf.scalar_type(), torch::kFloat32);
     const double err = (bf - plain).abs().max().item<double>();
     const double scale = plain.abs().max().item<double>();
@@ -84,7 +89,9 @@ TEST(NeuMFTest, FusedGatherAndBf16LayersScoreAsTheTensorOperations) {
     NeuMFScorer(m, NeuMFScorerOptions().fused_gather(true)).Score(users, bad);
     FAIL() << "an item index past the table was accepted";
   } catch (const c10::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("pair 79 (user 29, item 40) is out of range"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("pair 79 (user 29, item 40) is out of range"),
+              std::string::npos)
+        << e.what();
   }
 }
 

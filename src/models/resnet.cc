@@ -71,7 +71,8 @@ ResNetImpl::ResNetImpl(const ResNetOptions& o) : options_(o) {
                                                      : Conv(o.in_channels(), stem, 3, 1, 1));
   bn1 = register_module("bn1", nn::BatchNorm2d(stem));
   int64_t in = stem;
-  const int64_t expansion = o.bottleneck() ? BottleneckImpl::kExpansion : BasicBlockImpl::kExpansion;
+  const int64_t expansion =
+      o.bottleneck() ? BottleneckImpl::kExpansion : BasicBlockImpl::kExpansion;
   for (size_t s = 0; s < o.blocks().size(); ++s) {
     nn::Sequential layer;
     int64_t planes = o.widths()[s];
@@ -128,7 +129,9 @@ torch::Tensor ResNetImpl::forward(torch::Tensor x) {
 
 int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w, int64_t* out_h, int64_t* out_w) const {
   const auto& o = options_;
-  auto conv_out = [](int64_t n, int64_t k, int64_t s, int64_t p) { return (n + 2 * p - k) / s + 1; };
+  auto conv_out = [](int64_t n, int64_t k, int64_t s, int64_t p) {
+    return (n + 2 * p - k) / s + 1;
+  };
   int64_t macs = 0;
   int64_t c = o.widths()[0];
   if (o.imagenet_stem()) {
@@ -148,9 +151,9 @@ int64_t ResNetImpl::ForwardMacs(int64_t h, int64_t w, int64_t* out_h, int64_t* o
       int64_t ho = conv_out(h, 3, stride, 1), wo = conv_out(w, 3, stride, 1);
       if (o.bottleneck()) {
         int64_t out = planes * BottleneckImpl::kExpansion;
-        macs += h * w * in * planes;               // 1x1
-        macs += ho * wo * planes * planes * 9;     // 3x3 (strided)
-        macs += ho * wo * planes * out;            // 1x1
+        macs += h * w * in * planes;            // 1x1
+        macs += ho * wo * planes * planes * 9;  // 3x3 (strided)
+        macs += ho * wo * planes * out;         // 1x1
         if (stride != 1 || in != out) macs += ho * wo * in * out;
         in = out;
       } else {

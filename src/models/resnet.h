@@ -73,7 +73,8 @@ class ResNetImpl : public torch::nn::Module {
   int64_t TrunkChannels() const;
   // Multiply-accumulate count of one forward pass at the given input size (for FLOP/s); without
   // the classifier, of Trunk(). *out_h/*out_w (optional) receive the trunk's output size.
-  int64_t ForwardMacs(int64_t height, int64_t width, int64_t* out_h = nullptr, int64_t* out_w = nullptr) const;
+  int64_t ForwardMacs(int64_t height, int64_t width, int64_t* out_h = nullptr,
+                      int64_t* out_w = nullptr) const;
 
  private:
   ResNetOptions options_;

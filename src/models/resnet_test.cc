@@ -31,8 +31,13 @@ TEST(ResNet, ResNet50HasTorchvisionParameterCountAndNames) {
 }
 
 TEST(ResNet, SmallResNetShapesAndMacs) {
-  ResNet net(ResNetOptions().in_channels(1).num_classes(10).bottleneck(false).imagenet_stem(false)
-                 .blocks({1, 1, 1}).widths({16, 32, 64}));
+  ResNet net(ResNetOptions()
+                 .in_channels(1)
+                 .num_classes(10)
+                 .bottleneck(false)
+                 .imagenet_stem(false)
+                 .blocks({1, 1, 1})
+                 .widths({16, 32, 64}));
   auto y = net->forward(torch::randn({4, 1, 28, 28}));
   EXPECT_EQ(y.sizes(), (std::vector<int64_t>{4, 10}));
   // Hand count: stem 28*28*16*9; layer1 2 * 28*28*16*16*9; layer2 14*14*(16*32*9 + 32*32*9 +
@@ -44,8 +49,14 @@ TEST(ResNet, SmallResNetShapesAndMacs) {
 }
 
 TEST(ResNet, ZeroInitResidualZeroesTheLastBatchNormOfEachBlock) {
-  ResNet net(ResNetOptions().in_channels(1).num_classes(10).bottleneck(false).imagenet_stem(false)
-                 .blocks({2, 1}).widths({8, 16}).zero_init_residual(true));
+  ResNet net(ResNetOptions()
+                 .in_channels(1)
+                 .num_classes(10)
+                 .bottleneck(false)
+                 .imagenet_stem(false)
+                 .blocks({2, 1})
+                 .widths({8, 16})
+                 .zero_init_residual(true));
   auto params = net->named_parameters();
   EXPECT_EQ(params["layer1.0.bn2.weight"].abs().sum().item<float>(), 0.0f);
   EXPECT_EQ(params["layer1.1.bn2.weight"].abs().sum().item<float>(), 0.0f);

@@ -8,7 +8,8 @@ namespace trainbench::models {
 namespace {
 
 // [B, max(len) + extra] int64 with rows prefix + ids + suffix, padded with 0.
-torch::Tensor PackRows(const std::vector<const std::vector<int32_t>*>& rows, int64_t prefix, int64_t suffix) {
+torch::Tensor PackRows(const std::vector<const std::vector<int32_t>*>& rows, int64_t prefix,
+                       int64_t suffix) {
   size_t longest = 0;
   for (const auto* r : rows) longest = std::max(longest, r->size());
   const int64_t width = static_cast<int64_t>(longest) + (prefix >= 0) + (suffix >= 0);
@@ -33,7 +34,8 @@ torch::Tensor MakeSourceBatch(const std::vector<const std::vector<int32_t>*>& so
 Seq2SeqBatch MakeSeq2SeqBatch(const std::vector<const std::vector<int32_t>*>& sources,
                               const std::vector<const std::vector<int32_t>*>& targets) {
   if (sources.size() != targets.size() || sources.empty()) {
-    throw std::invalid_argument("MakeSeq2SeqBatch: sources and targets must be non-empty and of one size");
+    throw std::invalid_argument(
+        "MakeSeq2SeqBatch: sources and targets must be non-empty and of one size");
   }
   Seq2SeqBatch b;
   b.src = PackRows(sources, -1, kEosId);

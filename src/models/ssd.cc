@@ -21,11 +21,11 @@ torch::Tensor LtrbToXywh(const torch::Tensor& b) {
 int64_t ConvOut(int64_t n, int64_t k, int64_t s, int64_t p) { return (n + 2 * p - k) / s + 1; }
 
 nn::Sequential ExtraBlock(int64_t in, const SsdExtraBlock& e) {
-  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, e.mid_channels, 1)), nn::ReLU(),
-                        nn::Conv2d(nn::Conv2dOptions(e.mid_channels, e.out_channels, 3)
-                                       .stride(e.stride)
-                                       .padding(e.padding)),
-                        nn::ReLU());
+  return nn::Sequential(
+      nn::Conv2d(nn::Conv2dOptions(in, e.mid_channels, 1)), nn::ReLU(),
+      nn::Conv2d(
+          nn::Conv2dOptions(e.mid_channels, e.out_channels, 3).stride(e.stride).padding(e.padding)),
+      nn::ReLU());
 }
 
 }  // namespace
@@ -41,13 +41,15 @@ SsdOptions Ssd300Options(int64_t num_classes) {
                 .stage_strides({1, 2, 1})
                 .imagenet_stem(true)
                 .classifier(false);
-  o.extras = {{256, 512, 2, 1}, {256, 512, 2, 1}, {128, 256, 2, 1}, {128, 256, 1, 0}, {128, 256, 1, 0}};
+  o.extras = {
+      {256, 512, 2, 1}, {256, 512, 2, 1}, {128, 256, 2, 1}, {128, 256, 1, 0}, {128, 256, 1, 0}};
   o.num_defaults = {4, 6, 6, 6, 4, 4};
   return o;
 }
 
 SsdOptions MiniSsdOptions(int64_t num_classes, int64_t image_size, int64_t width, int64_t blocks) {
-  TORCH_CHECK(width > 0 && blocks > 0 && image_size >= 32, "MiniSsdOptions: bad width, blocks or image size");
+  TORCH_CHECK(width > 0 && blocks > 0 && image_size >= 32,
+              "MiniSsdOptions: bad width, blocks or image size");
   SsdOptions o;
   o.num_classes = num_classes;
   o.trunk = ResNetOptions()
@@ -89,7 +91,8 @@ DefaultBoxOptions MiniDefaultBoxes(int64_t image_size, const std::vector<int64_t
   for (size_t k = 0; k < feat_size.size(); ++k) {
     o.steps.push_back(static_cast<double>(image_size) / static_cast<double>(feat_size[k]));
     o.scales.push_back(kFractions[k] * static_cast<double>(image_size));
-    o.aspect_ratios.push_back(k == 1 || k == 2 ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{2});
+    o.aspect_ratios.push_back(k == 1 || k == 2 ? std::vector<int64_t>{2, 3}
+                                               : std::vector<int64_t>{2});
   }
   o.scales.push_back(kFractions[feat_size.size()] * static_cast<double>(image_size));
   return o;
@@ -102,14 +105,16 @@ std::vector<int64_t> DefaultBoxesPerCell(const DefaultBoxOptions& o) {
 }
 
 torch::Tensor MakeDefaultBoxes(const DefaultBoxOptions& o) {
-  TORCH_CHECK(o.steps.size() == o.feat_size.size() && o.aspect_ratios.size() == o.feat_size.size() &&
+  TORCH_CHECK(o.steps.size() == o.feat_size.size() &&
+                  o.aspect_ratios.size() == o.feat_size.size() &&
                   o.scales.size() == o.feat_size.size() + 1,
               "DefaultBoxOptions: steps, aspect_ratios need one entry per map and scales one more");
   std::vector<float> boxes;
   const double fig = static_cast<double>(o.fig_size);
   for (size_t idx = 0; idx < o.feat_size.size(); ++idx) {
     const double fk = fig / o.steps[idx];
-    const double sk1 = o.scales[idx] / fig, sk2 = o.scales[idx + 1] / fig, sk3 = std::sqrt(sk1 * sk2);
+    const double sk1 = o.scales[idx] / fig, sk2 = o.scales[idx + 1] / fig,
+                 sk3 = std::sqrt(sk1 * sk2);
     std::vector<std::pair<double, double>> sizes = {{sk1, sk1}, {sk3, sk3}};
     for (int64_t alpha : o.aspect_ratios[idx]) {
       const double a = std::sqrt(static_cast<double>(alpha));
@@ -133,20 +138,24 @@ torch::Tensor MakeDefaultBoxes(const DefaultBoxOptions& o) {
 }
 
 SsdImpl::SsdImpl(const SsdOptions& o) : options_(o) {
-  TORCH_CHECK(o.num_defaults.size() == o.extras.size() + 1, "SSD: num_defaults needs one entry per feature map");
+  TORCH_CHECK(o.num_defaults.size() == o.extras.size() + 1,
+              "SSD: num_defaults needs one entry per feature map");
   TORCH_CHECK(!o.trunk.classifier(), "SSD: the trunk must be built without a classifier");
   trunk = register_module("trunk", ResNet(o.trunk));
   std::vector<int64_t> channels = {trunk->TrunkChannels()};
   for (size_t i = 0; i < o.extras.size(); ++i) {
-    extras.push_back(register_module("extra" + std::to_string(i), ExtraBlock(channels.back(), o.extras[i])));
+    extras.push_back(
+        register_module("extra" + std::to_string(i), ExtraBlock(channels.back(), o.extras[i])));
     channels.push_back(o.extras[i].out_channels);
   }
   for (size_t i = 0; i < channels.size(); ++i) {
     const int64_t nd = o.num_defaults[i];
-    loc.push_back(register_module("loc" + std::to_string(i),
-                                  nn::Conv2d(nn::Conv2dOptions(channels[i], nd * 4, 3).padding(1))));
-    conf.push_back(register_module("conf" + std::to_string(i),
-                                   nn::Conv2d(nn::Conv2dOptions(channels[i], nd * o.num_classes, 3).padding(1))));
+    loc.push_back(
+        register_module("loc" + std::to_string(i),
+                        nn::Conv2d(nn::Conv2dOptions(channels[i], nd * 4, 3).padding(1))));
+    conf.push_back(register_module(
+        "conf" + std::to_string(i),
+        nn::Conv2d(nn::Conv2dOptions(channels[i], nd * o.num_classes, 3).padding(1))));
   }
   // The reference initialises the extra blocks and the heads Xavier-uniform (weights only).
   torch::NoGradGuard no_grad;
@@ -203,8 +212,8 @@ int64_t SsdImpl::ForwardMacs(int64_t image_size) const {
   return macs;
 }
 
-SsdTargets SsdEncode(const torch::Tensor& dboxes_ltrb, const torch::Tensor& gt_ltrb, const torch::Tensor& gt_labels,
-                     double iou_threshold) {
+SsdTargets SsdEncode(const torch::Tensor& dboxes_ltrb, const torch::Tensor& gt_ltrb,
+                     const torch::Tensor& gt_labels, double iou_threshold) {
   const torch::Tensor dboxes = dboxes_ltrb.to(torch::kCPU, torch::kFloat32);
   const int64_t a = dboxes.size(0);
   const int64_t n = gt_ltrb.size(0);
@@ -227,27 +236,32 @@ SsdTargets SsdEncode(const torch::Tensor& dboxes_ltrb, const torch::Tensor& gt_l
   for (int64_t k = 0; k < n; ++k) iou_a[best_a[k]] = 2.0f;
   for (int64_t k = 0; k < n; ++k) idx_a[best_a[k]] = k;
   const torch::Tensor pos = best_dbox_iou > iou_threshold;
-  t.labels = torch::where(pos, labels.index_select(0, best_dbox_idx), torch::zeros({a}, torch::kInt64));
+  t.labels =
+      torch::where(pos, labels.index_select(0, best_dbox_idx), torch::zeros({a}, torch::kInt64));
   t.loc = LtrbToXywh(torch::where(pos.unsqueeze(1), gt.index_select(0, best_dbox_idx), dboxes));
   return t;
 }
 
-torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf, const torch::Tensor& gloc,
-                      const torch::Tensor& glabel, const torch::Tensor& dboxes_xywh, double scale_xy,
-                      double scale_wh, double neg_ratio) {
-  const torch::Tensor d = dboxes_xywh.to(ploc.device(), ploc.scalar_type()).t().unsqueeze(0);  // [1, 4, A]
+torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf,
+                      const torch::Tensor& gloc, const torch::Tensor& glabel,
+                      const torch::Tensor& dboxes_xywh, double scale_xy, double scale_wh,
+                      double neg_ratio) {
+  const torch::Tensor d =
+      dboxes_xywh.to(ploc.device(), ploc.scalar_type()).t().unsqueeze(0);  // [1, 4, A]
   const torch::Tensor mask = glabel > 0;
   const torch::Tensor pos_num = mask.sum(1);
   const torch::Tensor d_xy = d.narrow(1, 0, 2), d_wh = d.narrow(1, 2, 2);
   const torch::Tensor gxy = (gloc.narrow(1, 0, 2) - d_xy) / d_wh / scale_xy;
   const torch::Tensor gwh = (gloc.narrow(1, 2, 2) / d_wh).log() / scale_wh;
   const torch::Tensor target = torch::cat({gxy, gwh}, 1);
-  torch::Tensor sl1 = torch::nn::functional::smooth_l1_loss(
-                          ploc, target, torch::nn::functional::SmoothL1LossFuncOptions().reduction(torch::kNone))
-                          .sum(1);
+  torch::Tensor sl1 =
+      torch::nn::functional::smooth_l1_loss(
+          ploc, target, torch::nn::functional::SmoothL1LossFuncOptions().reduction(torch::kNone))
+          .sum(1);
   sl1 = (mask.to(sl1.scalar_type()) * sl1).sum(1);
   const torch::Tensor con = torch::nn::functional::cross_entropy(
-      pconf, glabel, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // [N, A]
+      pconf, glabel,
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));  // [N, A]
   torch::Tensor neg_mask;
   {
     torch::NoGradGuard no_grad;
@@ -255,7 +269,8 @@ torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf, con
     const torch::Tensor con_idx = std::get<1>(con_neg.sort(1, /*descending=*/true));
     const torch::Tensor con_rank = std::get<1>(con_idx.sort(1));
     const torch::Tensor neg_num =
-        torch::clamp(pos_num * static_cast<int64_t>(neg_ratio), c10::nullopt, mask.size(1)).unsqueeze(-1);
+        torch::clamp(pos_num * static_cast<int64_t>(neg_ratio), c10::nullopt, mask.size(1))
+            .unsqueeze(-1);
     neg_mask = con_rank < neg_num;
   }
   const torch::Tensor closs = (con * (mask | neg_mask).to(con.scalar_type())).sum(1);
@@ -265,15 +280,16 @@ torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf, con
 }
 
 std::vector<Detections> SsdDecode(const torch::Tensor& ploc, const torch::Tensor& pconf,
-                                  const torch::Tensor& dboxes_xywh, double scale_xy, double scale_wh,
-                                  const SsdDecodeOptions& o) {
+                                  const torch::Tensor& dboxes_xywh, double scale_xy,
+                                  double scale_wh, const SsdDecodeOptions& o) {
   torch::NoGradGuard no_grad;
   const torch::Tensor d = dboxes_xywh.to(ploc.device(), torch::kFloat32).unsqueeze(0);  // [1, A, 4]
-  const torch::Tensor loc = ploc.to(torch::kFloat32).permute({0, 2, 1});               // [N, A, 4]
+  const torch::Tensor loc = ploc.to(torch::kFloat32).permute({0, 2, 1});                // [N, A, 4]
   const torch::Tensor xy = scale_xy * loc.narrow(2, 0, 2) * d.narrow(2, 2, 2) + d.narrow(2, 0, 2);
   const torch::Tensor wh = (scale_wh * loc.narrow(2, 2, 2)).exp() * d.narrow(2, 2, 2);
   const torch::Tensor boxes_all = XywhToLtrb(torch::cat({xy, wh}, 2)).cpu();
-  const torch::Tensor probs_all = torch::softmax(pconf.to(torch::kFloat32), 1).permute({0, 2, 1}).cpu();  // [N, A, C]
+  const torch::Tensor probs_all =
+      torch::softmax(pconf.to(torch::kFloat32), 1).permute({0, 2, 1}).cpu();  // [N, A, C]
   std::vector<Detections> out;
   for (int64_t i = 0; i < boxes_all.size(0); ++i) {
     const torch::Tensor boxes = boxes_all[i];
@@ -298,7 +314,8 @@ std::vector<Detections> SsdDecode(const torch::Tensor& ploc, const torch::Tensor
       out.push_back(det);
       continue;
     }
-    const torch::Tensor b = torch::cat(cand_boxes), s = torch::cat(cand_scores), l = torch::cat(cand_labels);
+    const torch::Tensor b = torch::cat(cand_boxes), s = torch::cat(cand_scores),
+                        l = torch::cat(cand_labels);
     torch::Tensor kept = vision::BatchedNms(b, s, l, o.nms_iou);  // descending score
     if (kept.numel() > o.max_output) kept = kept.narrow(0, 0, o.max_output);
     det.boxes = b.index_select(0, kept);

@@ -53,11 +53,11 @@ SsdOptions MiniSsdOptions(int64_t num_classes, int64_t image_size, int64_t width
 
 struct DefaultBoxOptions {
   int64_t fig_size = 300;
-  std::vector<int64_t> feat_size;          // cells per side of each feature map
-  std::vector<double> steps;               // pixels per cell of each map
-  std::vector<double> scales;              // feat_size.size() + 1 box sizes in pixels
+  std::vector<int64_t> feat_size;                   // cells per side of each feature map
+  std::vector<double> steps;                        // pixels per cell of each map
+  std::vector<double> scales;                       // feat_size.size() + 1 box sizes in pixels
   std::vector<std::vector<int64_t>> aspect_ratios;  // extra ratios per map (each adds 2 boxes)
-  double scale_xy = 0.1;                   // the encoding's variances
+  double scale_xy = 0.1;                            // the encoding's variances
   double scale_wh = 0.2;
 };
 
@@ -111,17 +111,18 @@ SsdTargets SsdEncode(const torch::Tensor& dboxes_ltrb, const torch::Tensor& gt_l
 // SsdTargets::loc, transposed), glabel [N, A]; dboxes_xywh [A, 4]. Per image: smooth L1 of the
 // encoded offsets over positives + cross-entropy over positives and the neg_ratio x positives
 // hardest negatives, divided by the positives; images without positives count 0; mean over N.
-torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf, const torch::Tensor& gloc,
-                      const torch::Tensor& glabel, const torch::Tensor& dboxes_xywh, double scale_xy,
-                      double scale_wh, double neg_ratio = 3.0);
+torch::Tensor SsdLoss(const torch::Tensor& ploc, const torch::Tensor& pconf,
+                      const torch::Tensor& gloc, const torch::Tensor& glabel,
+                      const torch::Tensor& dboxes_xywh, double scale_xy, double scale_wh,
+                      double neg_ratio = 3.0);
 
 struct SsdDecodeOptions {
   double score_threshold = 0.05;
   // A candidate overlapping a kept box of its class by IoU > this is dropped (vision::Nms; the
   // reference drops IoU >= it, which differs only at exact ties).
   double nms_iou = 0.5;
-  int64_t max_candidates = 200;   // per class, the best-scoring before NMS
-  int64_t max_output = 200;       // per image
+  int64_t max_candidates = 200;  // per class, the best-scoring before NMS
+  int64_t max_output = 200;      // per image
 };
 
 struct Detections {
@@ -134,7 +135,7 @@ struct Detections {
 // threshold + top candidates + NMS, then the image's max_output best. Returns one Detections
 // per image, on the CPU, sorted by descending score.
 std::vector<Detections> SsdDecode(const torch::Tensor& ploc, const torch::Tensor& pconf,
-                                  const torch::Tensor& dboxes_xywh, double scale_xy, double scale_wh,
-                                  const SsdDecodeOptions& options = {});
+                                  const torch::Tensor& dboxes_xywh, double scale_xy,
+                                  double scale_wh, const SsdDecodeOptions& options = {});
 
 }  // namespace trainbench::models

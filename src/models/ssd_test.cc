@@ -88,14 +88,15 @@ TEST(Ssd, HeadLayoutFollowsTheDefaultBoxOrder) {
 
 TEST(Ssd, EncodeMatchesAboveHalfAndForcesEachGroundTruthsBestBox) {
   // Four default boxes (ltrb).
-  const torch::Tensor d = torch::tensor({0.0f, 0.0f, 0.5f, 0.5f,     // 0
-                                         0.5f, 0.5f, 1.0f, 1.0f,     // 1
-                                         0.0f, 0.5f, 0.5f, 1.0f,     // 2
+  const torch::Tensor d = torch::tensor({0.0f, 0.0f, 0.5f, 0.5f,       // 0
+                                         0.5f, 0.5f, 1.0f, 1.0f,       // 1
+                                         0.0f, 0.5f, 0.5f, 1.0f,       // 2
                                          0.25f, 0.25f, 0.75f, 0.75f})  // 3
                               .view({4, 4});
   // gt 0 = box 0 exactly (IoU 1 with box 0; 1/7 with box 3); gt 1 small inside box 1 (IoU
   // 0.04 with it: below 0.5, but its best box, so forced).
-  const torch::Tensor gt = torch::tensor({0.0f, 0.0f, 0.5f, 0.5f, 0.8f, 0.8f, 0.9f, 0.9f}).view({2, 4});
+  const torch::Tensor gt =
+      torch::tensor({0.0f, 0.0f, 0.5f, 0.5f, 0.8f, 0.8f, 0.9f, 0.9f}).view({2, 4});
   const torch::Tensor labels = torch::tensor({3, 5}, torch::kInt64);
   SsdTargets t = SsdEncode(d, gt, labels, 0.5);
   EXPECT_EQ(t.labels.sizes(), (std::vector<int64_t>{4}));
@@ -140,8 +141,10 @@ TEST(Ssd, LossEqualsABruteForceTranscription) {
         for (int j = 0; j < 4; ++j) {
           const double dj = dboxes[k][j].item<double>(), g = gloc[i][j][k].item<double>();
           double t = 0;
-          if (j < 2) t = (g - dj) / dboxes[k][j + 2].item<double>() / sxy;
-          else t = std::log(g / dj) / swh;
+          if (j < 2)
+            t = (g - dj) / dboxes[k][j + 2].item<double>() / sxy;
+          else
+            t = std::log(g / dj) / swh;
           const double diff = std::abs(ploc[i][j][k].item<double>() - t);
           sl1 += diff < 1 ? 0.5 * diff * diff : diff - 0.5;
         }
@@ -164,9 +167,9 @@ TEST(Ssd, LossEqualsABruteForceTranscription) {
 TEST(Ssd, DecodeKeepsTheBestOfOverlappingBoxesPerClass) {
   // Three default boxes: 0 and 1 overlap (IoU 0.6), 2 is apart. Zero offsets: the boxes are the
   // default boxes.
-  const torch::Tensor ltrb = torch::tensor({0.1f, 0.1f, 0.5f, 0.5f, 0.1f, 0.1f, 0.5f, 0.34f,
-                                            0.6f, 0.6f, 0.9f, 0.9f})
-                                 .view({3, 4});
+  const torch::Tensor ltrb =
+      torch::tensor({0.1f, 0.1f, 0.5f, 0.5f, 0.1f, 0.1f, 0.5f, 0.34f, 0.6f, 0.6f, 0.9f, 0.9f})
+          .view({3, 4});
   const torch::Tensor dboxes = LtrbToXywh(ltrb);
   const torch::Tensor ploc = torch::zeros({1, 4, 3});
   // Class 1 likely for boxes 0 (strongest) and 1; class 2 for box 2; background low.
@@ -174,7 +177,8 @@ TEST(Ssd, DecodeKeepsTheBestOfOverlappingBoxesPerClass) {
   logits[0][1][0] = 5.0f;
   logits[0][1][1] = 4.0f;
   logits[0][2][2] = 3.0f;
-  std::vector<Detections> det = SsdDecode(ploc, logits, dboxes, 0.1, 0.2, SsdDecodeOptions{0.05, 0.5, 200, 200});
+  std::vector<Detections> det =
+      SsdDecode(ploc, logits, dboxes, 0.1, 0.2, SsdDecodeOptions{0.05, 0.5, 200, 200});
   ASSERT_EQ(det.size(), 1u);
   ASSERT_EQ(det[0].scores.size(0), 2);
   EXPECT_EQ(det[0].labels[0].item<int64_t>(), 1);

@@ -25,7 +25,8 @@ using core::EndsWith;
 // The first line of a c10::Error's message (the rest is a C++ backtrace).
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-std::map<std::string, torch::Tensor> ReadTensorDict(const std::string& path, const std::string& bytes) {
+std::map<std::string, torch::Tensor> ReadTensorDict(const std::string& path,
+                                                    const std::string& bytes) {
   if (bytes.size() < 4 || bytes.compare(0, 4, "PK\x03\x04") != 0) {
     throw core::Error(path + ": not a zip-format torch.save file" +
                       (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80
@@ -37,10 +38,13 @@ std::map<std::string, torch::Tensor> ReadTensorDict(const std::string& path, con
   try {
     value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const c10::Error& e) {
-    throw core::Error(path + ": cannot be read as a dict saved by torch.save (" + FirstLine(e.what_without_backtrace()) +
-                      "); save a Python state_dict as a plain dict: torch.save(dict(model.state_dict()), FILE)");
+    throw core::Error(
+        path + ": cannot be read as a dict saved by torch.save (" +
+        FirstLine(e.what_without_backtrace()) +
+        "); save a Python state_dict as a plain dict: torch.save(dict(model.state_dict()), FILE)");
   } catch (const std::exception& e) {  // the zip and pickle readers may throw other kinds too
-    throw core::Error(path + ": cannot be read as a dict saved by torch.save (" + FirstLine(e.what()) + ")");
+    throw core::Error(path + ": cannot be read as a dict saved by torch.save (" +
+                      FirstLine(e.what()) + ")");
   }
   if (!value.isGenericDict()) {
     throw core::Error(path + ": holds a " + value.tagKind() + ", not a dict from names to tensors");
@@ -48,11 +52,13 @@ std::map<std::string, torch::Tensor> ReadTensorDict(const std::string& path, con
   std::map<std::string, torch::Tensor> out;
   for (const auto& entry : value.toGenericDict()) {
     if (!entry.key().isString()) {
-      throw core::Error(path + ": a key of the dict is a " + entry.key().tagKind() + ", not a string");
+      throw core::Error(path + ": a key of the dict is a " + entry.key().tagKind() +
+                        ", not a string");
     }
     const std::string key = entry.key().toStringRef();
     if (!entry.value().isTensor()) {
-      throw core::Error(path + ": key \"" + key + "\": a " + entry.value().tagKind() + ", not a tensor");
+      throw core::Error(path + ": key \"" + key + "\": a " + entry.value().tagKind() +
+                        ", not a tensor");
     }
     out.emplace(key, entry.value().toTensor());
   }
@@ -69,8 +75,10 @@ StateDictLoadReport LoadStateDict(torch::nn::Module& module, const std::string& 
   std::map<std::string, torch::Tensor> file = ReadTensorDict(path, bytes);
 
   std::vector<std::pair<std::string, torch::Tensor>> targets;
-  for (const auto& p : module.named_parameters(/*recurse=*/true)) targets.emplace_back(p.key(), p.value());
-  for (const auto& b : module.named_buffers(/*recurse=*/true)) targets.emplace_back(b.key(), b.value());
+  for (const auto& p : module.named_parameters(/*recurse=*/true))
+    targets.emplace_back(p.key(), p.value());
+  for (const auto& b : module.named_buffers(/*recurse=*/true))
+    targets.emplace_back(b.key(), b.value());
 
   torch::NoGradGuard no_grad;
   std::vector<std::string> used;
@@ -81,18 +89,20 @@ StateDictLoadReport LoadStateDict(torch::nn::Module& module, const std::string& 
         report.missing.push_back(name);
         continue;
       }
-      throw core::Error(path + ": no tensor \"" + name + "\", which the model has (the file has " +
-                        std::to_string(file.size()) + " tensors" +
-                        (file.empty() ? std::string() : ", the first \"" + file.begin()->first + "\"") + ")");
+      throw core::Error(
+          path + ": no tensor \"" + name + "\", which the model has (the file has " +
+          std::to_string(file.size()) + " tensors" +
+          (file.empty() ? std::string() : ", the first \"" + file.begin()->first + "\"") + ")");
     }
     const torch::Tensor& src = it->second;
     if (src.sizes() != dst.sizes()) {
-      throw core::Error(path + ": key \"" + name + "\": shape " + ShapeString(src) + " in the file, " +
-                        ShapeString(dst) + " in the model");
+      throw core::Error(path + ": key \"" + name + "\": shape " + ShapeString(src) +
+                        " in the file, " + ShapeString(dst) + " in the model");
     }
     if (src.is_floating_point() != dst.is_floating_point()) {
-      throw core::Error(path + ": key \"" + name + "\": " + std::string(c10::toString(src.scalar_type())) +
-                        " in the file, " + c10::toString(dst.scalar_type()) + " in the model");
+      throw core::Error(path + ": key \"" + name +
+                        "\": " + std::string(c10::toString(src.scalar_type())) + " in the file, " +
+                        c10::toString(dst.scalar_type()) + " in the model");
     }
     dst.copy_(src.to(dst.scalar_type()));
     used.push_back(name);

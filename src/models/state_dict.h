@@ -17,10 +17,11 @@ namespace trainbench::models {
 
 struct StateDictLoadReport {
   std::string path;
-  std::string sha256;                 // of the file's bytes (torchvision's file names carry its first 8 digits)
-  int64_t loaded = 0;                 // tensors copied into the module
-  std::vector<std::string> unused;    // the file's entries the module has no tensor for (fc.*, ...)
-  std::vector<std::string> missing;   // the module's num_batches_tracked buffers the file lacks (left as they were)
+  std::string sha256;  // of the file's bytes (torchvision's file names carry its first 8 digits)
+  int64_t loaded = 0;  // tensors copied into the module
+  std::vector<std::string> unused;  // the file's entries the module has no tensor for (fc.*, ...)
+  std::vector<std::string>
+      missing;  // the module's num_batches_tracked buffers the file lacks (left as they were)
 };
 
 // Copies the tensors of the state-dict file at `path` into `module`'s parameters and buffers of the

@@ -74,11 +74,12 @@ class TransformerDecoderLayerImpl : public torch::nn::Module {
   explicit TransformerDecoderLayerImpl(const TransformerOptions& o);
   // Training: the whole target at once (causal self-attention). enc_k / enc_v: this layer's
   // cross-attention keys and values of the encoder output.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& enc_k, const torch::Tensor& enc_v,
-                        const torch::Tensor& src_pad);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& enc_k,
+                        const torch::Tensor& enc_v, const torch::Tensor& src_pad);
   // Decoding one position: x [N, 1, d]; self_k / self_v [N, H, t, d/H] grow by one position.
   torch::Tensor StepForward(const torch::Tensor& x, torch::Tensor& self_k, torch::Tensor& self_v,
-                            const torch::Tensor& enc_k, const torch::Tensor& enc_v, const torch::Tensor& src_pad);
+                            const torch::Tensor& enc_k, const torch::Tensor& enc_v,
+                            const torch::Tensor& src_pad);
   MultiHeadAttention self_attn{nullptr}, cross_attn{nullptr};
   torch::nn::LayerNorm self_attn_norm{nullptr}, cross_attn_norm{nullptr}, ffn_norm{nullptr};
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};

@@ -8,7 +8,13 @@ namespace trainbench::models {
 namespace {
 
 TransformerOptions Tiny() {
-  return TransformerOptions(20).d_model(16).heads(2).ffn_dim(32).encoder_layers(2).decoder_layers(2).dropout(0.1);
+  return TransformerOptions(20)
+      .d_model(16)
+      .heads(2)
+      .ffn_dim(32)
+      .encoder_layers(2)
+      .decoder_layers(2)
+      .dropout(0.1);
 }
 
 std::vector<std::vector<int32_t>> Seqs(std::initializer_list<std::vector<int32_t>> l) { return l; }
@@ -32,7 +38,8 @@ TEST(TransformerTest, IncrementalDecodingEqualsTeacherForcing) {
   auto state = m->StartDecoding(b.src, 1);
   for (int64_t t = 0; t < b.tgt_in.size(1); ++t) {
     DecodeStep s = m->Step(*state, b.tgt_in.select(1, t));
-    EXPECT_LT((s.log_probs - want.select(1, t)).abs().max().item<double>(), 1e-5) << "position " << t;
+    EXPECT_LT((s.log_probs - want.select(1, t)).abs().max().item<double>(), 1e-5)
+        << "position " << t;
   }
 }
 
@@ -67,7 +74,8 @@ TEST(TransformerTest, SelectReordersTheCache) {
   torch::Tensor ref = m->Step(*ref_state, tok).log_probs;
   // Within sentences (the encoder side is not copied), then across sentences, then a row
   // duplicated.
-  for (auto perm_list : {std::vector<int64_t>{1, 0, 3, 2}, std::vector<int64_t>{2, 3, 0, 1}, std::vector<int64_t>{3, 3, 0, 1}}) {
+  for (auto perm_list : {std::vector<int64_t>{1, 0, 3, 2}, std::vector<int64_t>{2, 3, 0, 1},
+                         std::vector<int64_t>{3, 3, 0, 1}}) {
     auto st = m->StartDecoding(s, 2);
     m->Step(*st, first);
     torch::Tensor perm = torch::tensor(perm_list, torch::kInt64);
@@ -79,7 +87,15 @@ TEST(TransformerTest, SelectReordersTheCache) {
 
 TEST(TransformerTest, LearnsATinyReversalTask) {
   torch::manual_seed(4);
-  Transformer m(TransformerOptions(16).d_model(32).heads(4).ffn_dim(64).encoder_layers(1).decoder_layers(1).dropout(0.0).attention_dropout(0).relu_dropout(0));
+  Transformer m(TransformerOptions(16)
+                    .d_model(32)
+                    .heads(4)
+                    .ffn_dim(64)
+                    .encoder_layers(1)
+                    .decoder_layers(1)
+                    .dropout(0.0)
+                    .attention_dropout(0)
+                    .relu_dropout(0));
   std::vector<std::vector<int32_t>> src, tgt;
   for (int i = 0; i < 12; ++i) {
     std::vector<int32_t> s;
@@ -93,7 +109,8 @@ TEST(TransformerTest, LearnsATinyReversalTask) {
   for (int step = 0; step < 600; ++step) {
     torch::Tensor logits = m->Logits(b.src, b.tgt_in);
     torch::Tensor loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, 16}), b.tgt_out.reshape({-1}), torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId));
+        logits.reshape({-1, 16}), b.tgt_out.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kPadId));
     opt.zero_grad();
     loss.backward();
     opt.step();
@@ -111,7 +128,8 @@ TEST(TransformerTest, LearnsATinyReversalTask) {
 
 TEST(TransformerTest, BadOptionsThrow) {
   EXPECT_THROW(Transformer(TransformerOptions(20).d_model(15).heads(2)), std::invalid_argument);
-  EXPECT_THROW(Transformer(TransformerOptions(20).d_model(16).encoder_layers(0)), std::invalid_argument);
+  EXPECT_THROW(Transformer(TransformerOptions(20).d_model(16).encoder_layers(0)),
+               std::invalid_argument);
 }
 
 }  // namespace

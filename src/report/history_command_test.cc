@@ -7,7 +7,6 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-
 #include "report/history_import.h"
 #include "report/test_util.h"
 #include "summary/test_logs.h"

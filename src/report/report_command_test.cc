@@ -102,15 +102,15 @@ TEST(RunReportCommand, NeverWritesOverAResultLogOrIntoAResultsTree) {
   ReportOptions o;
   o.dirs = {results};
   o.record_history = false;
-  for (const std::string& bad : {log, results + "/sys/resnet/result_2.txt",
-                                 results + "/sys/resnet/result_1.txt.part",
-                                 dir.path() + "/copy.log", results + "/notes.md",
-                                 results + "/sys/../sys/resnet"}) {
+  for (const std::string& bad :
+       {log, results + "/sys/resnet/result_2.txt", results + "/sys/resnet/result_1.txt.part",
+        dir.path() + "/copy.log", results + "/notes.md", results + "/sys/../sys/resnet"}) {
     o.output = bad;
     const Outcome r = RunCmd(o);
     EXPECT_EQ(r.rc, 2) << bad;
     EXPECT_NE(r.err.find("trainbench report: " + bad + ": refusing to write the report there: "),
-              std::string::npos) << r.err;
+              std::string::npos)
+        << r.err;
   }
   EXPECT_EQ(core::ReadFile(log), text);
   EXPECT_EQ(core::ReadFile(dir.path() + "/copy.log"), text);

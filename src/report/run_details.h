@@ -24,7 +24,7 @@ struct RunDetails {
   // eval_accuracy values, in log order, as fractions: Mask R-CNN's {"BBOX", "SEGM"} as BBOX,
   // BLEU logged in 0-100 (trainbench's older logs, MLPerf v0.5) / 100 (core/eval_accuracy.h).
   std::vector<CurvePoint> eval;
-  std::vector<CurvePoint> throughput;    // tracked_stats "throughput", samples/s, per epoch
+  std::vector<CurvePoint> throughput;  // tracked_stats "throughput", samples/s, per epoch
   // trainbench_quality_target (MLLOG) or v0.5 eval_target, on the scale of `eval`.
   std::optional<double> quality_target;
   std::string metric = "eval_accuracy";  // the target's metadata.metric when logged

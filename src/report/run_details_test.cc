@@ -74,15 +74,16 @@ TEST(ExtractRunDetails, MaskRcnnObjectsAndOldBleuLogsAsFractions) {
   ASSERT_EQ(m.eval.size(), 1u);
   EXPECT_DOUBLE_EQ(m.eval[0].value, 0.21);
   std::istringstream old(Line(1000, "submission_benchmark", "\"gnmt\"") +
-                         Line(1000, "trainbench_quality_target", "20.0") + Line(2000, "eval_accuracy", "0.8") +
-                         Line(3000, "eval_accuracy", "21.5"));
+                         Line(1000, "trainbench_quality_target", "20.0") +
+                         Line(2000, "eval_accuracy", "0.8") + Line(3000, "eval_accuracy", "21.5"));
   const RunDetails o = ExtractRunDetails(core::ParseLog(old, "old.txt"));
   ASSERT_EQ(o.eval.size(), 2u);
   EXPECT_DOUBLE_EQ(o.eval[0].value, 0.008);
   EXPECT_DOUBLE_EQ(o.eval[1].value, 0.215);
   EXPECT_DOUBLE_EQ(*o.quality_target, 0.2);
   std::istringstream fresh(Line(1000, "submission_benchmark", "\"gnmt\"") +
-                           Line(1000, "trainbench_quality_target", "0.2") + Line(2000, "eval_accuracy", "0.215"));
+                           Line(1000, "trainbench_quality_target", "0.2") +
+                           Line(2000, "eval_accuracy", "0.215"));
   const RunDetails n = ExtractRunDetails(core::ParseLog(fresh, "new.txt"));
   EXPECT_DOUBLE_EQ(n.eval[0].value, 0.215);
   EXPECT_DOUBLE_EQ(*n.quality_target, 0.2);

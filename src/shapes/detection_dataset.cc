@@ -219,7 +219,8 @@ std::string VerifyDetectionMini(const std::string& dir, const DetectionMiniOptio
   const core::Json have = d.value("options", core::Json::object());
   const std::string diff = core::JsonFirstDifference(want, have);
   if (!diff.empty())
-    return "options." + diff + " is " + core::JsonValueAt(have, diff) + ", requested " + core::JsonValueAt(want, diff);
+    return "options." + diff + " is " + core::JsonValueAt(have, diff) + ", requested " +
+           core::JsonValueAt(want, diff);
   const core::Json files = d.value("files", core::Json::object());
   const size_t expected = static_cast<size_t>(o.train_images + o.val_images) + 2;
   if (files.size() != expected)

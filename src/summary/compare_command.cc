@@ -259,7 +259,8 @@ core::Json CompareToJson(const CompareContext& context, const CompareReport& rep
   doc["comparisons"] = comparisons;
   doc["only_in_a"] = OnlyToJson(report.only_a);
   doc["only_in_b"] = OnlyToJson(report.only_b);
-  doc["skipped"] = {{"a", FileIssuesToJson(report.skipped_a)}, {"b", FileIssuesToJson(report.skipped_b)}};
+  doc["skipped"] = {{"a", FileIssuesToJson(report.skipped_a)},
+                    {"b", FileIssuesToJson(report.skipped_b)}};
   doc["warnings"] = {{"a", FileIssuesToJson(report.warnings_a)},
                      {"b", FileIssuesToJson(report.warnings_b)}};
   return doc;
@@ -297,7 +298,7 @@ int RunCompareCommand(const std::string& results_a, const std::string& results_b
   context.git_revision = core::GitRevision();
   if (format == "json") {
     out << CompareToJson(context, report).dump(2, ' ', false, core::Json::error_handler_t::replace)
-         << "\n";  // folder names need not be UTF-8
+        << "\n";  // folder names need not be UTF-8
   } else {
     WriteCompareTable(context, report, out);
   }

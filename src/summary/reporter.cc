@@ -183,7 +183,7 @@ core::Json SummaryToJson(const ReportContext& context, const SummaryReport& repo
 
 void JsonReporter::Report(const ReportContext& context, const SummaryReport& report) {
   out_ << SummaryToJson(context, report).dump(2, ' ', false, core::Json::error_handler_t::replace)
-         << "\n";  // folder names need not be UTF-8
+       << "\n";  // folder names need not be UTF-8
 }
 
 void CsvReporter::Report(const ReportContext& /*context*/, const SummaryReport& report) {

@@ -18,9 +18,10 @@ namespace trainbench::summary {
 namespace {
 
 std::vector<core::BenchmarkDef> Defs() {
-  return {test_logs::TestDef("image_classification", "resnet", "configs/benchmarks/image_classification.yaml",
-                  {{"mini", 5, 30}}),
-          test_logs::TestDef("translation", "transformer", "configs/benchmarks/translation.yaml", {{"mini", 3, 8}})};
+  return {test_logs::TestDef("image_classification", "resnet",
+                             "configs/benchmarks/image_classification.yaml", {{"mini", 5, 30}}),
+          test_logs::TestDef("translation", "transformer", "configs/benchmarks/translation.yaml",
+                             {{"mini", 3, 8}})};
 }
 
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {

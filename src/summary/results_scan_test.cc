@@ -1,7 +1,6 @@
 #include "summary/results_scan.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -163,7 +162,8 @@ TEST(ScanResults, HostileFilesAreSkippedByNameAndTheOthersAreRead) {
   ASSERT_EQ(scan.warnings.size(), 1u);
   EXPECT_EQ(scan.warnings[0].line, 9);
   EXPECT_NE(scan.warnings[0].message.find("value of opt_name is not valid UTF-8"),
-            std::string::npos) << scan.warnings[0].ToString();
+            std::string::npos)
+      << scan.warnings[0].ToString();
   ASSERT_EQ(scan.skipped.size(), 4u);
   EXPECT_EQ(scan.skipped[0].ToString(), b + "result_1.txt: is a FIFO, not a regular file; skipped");
   EXPECT_EQ(scan.skipped[1].ToString(),

@@ -136,17 +136,21 @@ TEST(ExtractRun, WarnsAboutARunOnABusyMachine) {
   std::string text = test_logs::MllogText(r);
   auto with_share = [&](double other) {
     // The harness logs the share just before run_stop.
-    const size_t at = text.find(":::MLLOG {\"namespace\": \"\", \"time_ms\"", text.find("\"key\": \"eval_accuracy\""));
-    std::string line = ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": \"POINT_IN_TIME\", "
-                       "\"key\": \"trainbench_cpu_share\", \"value\": {\"own\": 0.3, \"other\": " +
-                       std::to_string(other) + "}, \"metadata\": {\"file\": \"harness.cc\", \"lineno\": 1}}\n";
+    const size_t at = text.find(":::MLLOG {\"namespace\": \"\", \"time_ms\"",
+                                text.find("\"key\": \"eval_accuracy\""));
+    std::string line =
+        ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000000, \"event_type\": "
+        "\"POINT_IN_TIME\", "
+        "\"key\": \"trainbench_cpu_share\", \"value\": {\"own\": 0.3, \"other\": " +
+        std::to_string(other) + "}, \"metadata\": {\"file\": \"harness.cc\", \"lineno\": 1}}\n";
     return at == std::string::npos ? text + line : text.substr(0, at) + line + text.substr(at);
   };
   FileIssue skip;
   std::vector<FileIssue> warnings;
   ASSERT_TRUE(Extract(with_share(0.62), &skip, &warnings)) << skip.ToString();
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].message.find("other processes used 62% of the machine's CPU"), std::string::npos)
+  EXPECT_NE(warnings[0].message.find("other processes used 62% of the machine's CPU"),
+            std::string::npos)
       << warnings[0].message;
   EXPECT_GT(warnings[0].line, 0);
   warnings.clear();

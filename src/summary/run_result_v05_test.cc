@@ -13,7 +13,8 @@ namespace trainbench::summary {
 namespace {
 
 std::string ReadExcerpt(const std::string& name) {
-  const std::string path = std::string(TRAINBENCH_TEST_SRCDIR) + "/src/summary/testdata/v05/" + name;
+  const std::string path =
+      std::string(TRAINBENCH_TEST_SRCDIR) + "/src/summary/testdata/v05/" + name;
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in) << "cannot open " << path;
   std::ostringstream s;
@@ -95,12 +96,14 @@ TEST(ExtractRunV05, BareRunStopIsJudgedByTheTarget) {
 
   // An explicit flag wins over the evaluations, either way.
   const std::string bare_stop = "mlperf_log_utils.py:49) run_stop\n";
-  run = Extract(ReplaceOnce(resnet, bare_stop, "mlperf_log_utils.py:49) run_stop: {\"success\": false}\n"),
-                &skip);
+  run = Extract(
+      ReplaceOnce(resnet, bare_stop, "mlperf_log_utils.py:49) run_stop: {\"success\": false}\n"),
+      &skip);
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_FALSE(run->converged);
-  run = Extract(ReplaceOnce(missed, bare_stop, "mlperf_log_utils.py:49) run_stop: {\"success\": true}\n"),
-                &skip);
+  run = Extract(
+      ReplaceOnce(missed, bare_stop, "mlperf_log_utils.py:49) run_stop: {\"success\": true}\n"),
+      &skip);
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_TRUE(run->converged);
 }
@@ -109,7 +112,8 @@ TEST(ExtractRunV05, BareRunStopComparesInTheLogsOwnUnit) {
   // Transformer logs BLEU 0-100 and its target as 25.0: 24.99 misses it, 25.0 reaches it.
   const std::string text = ReadExcerpt("transformer_nvidia.log");
   FileIssue skip;
-  auto run = Extract(ReplaceOnce(text, "\"value\": 25.12774373752259}", "\"value\": 24.99}"), &skip);
+  auto run =
+      Extract(ReplaceOnce(text, "\"value\": 25.12774373752259}", "\"value\": 24.99}"), &skip);
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_FALSE(run->converged);
   run = Extract(ReplaceOnce(text, "\"value\": 25.12774373752259}", "\"value\": 25.0}"), &skip);
@@ -131,7 +135,8 @@ TEST(ExtractRunV05, BareRunStopWithoutOneTargetIsNotConverged) {
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_FALSE(run->converged);
   // The same target repeated (transformer logs it after every evaluation) is one target.
-  const std::string again = resnet + ":::MLPv0.5.0 resnet 1541728484.8 (x.py:1) eval_target: 0.749\n";
+  const std::string again =
+      resnet + ":::MLPv0.5.0 resnet 1541728484.8 (x.py:1) eval_target: 0.749\n";
   run = Extract(again, &skip);
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_TRUE(run->converged);
@@ -146,17 +151,23 @@ TEST(ExtractRunV05, BareRunStopWithoutOneTargetIsNotConverged) {
 // {"epoch": e, "value": {"BBOX": box AP, "SEGM": mask AP}}; both must be reached in one evaluation.
 std::string MaskRcnnLog(const std::string& last_value, const std::string& stop) {
   return ":::MLPv0.5.0 maskrcnn 1541000000.0 (train_mlperf.py:1) run_start\n"
-         ":::MLPv0.5.0 maskrcnn 1541003000.0 (trainer.py:211) eval_target: {\"BBOX\": 0.377, \"SEGM\": 0.339}\n"
-         ":::MLPv0.5.0 maskrcnn 1541003001.0 (trainer.py:227) eval_accuracy: {\"epoch\": 11, \"value\": "
+         ":::MLPv0.5.0 maskrcnn 1541003000.0 (trainer.py:211) eval_target: {\"BBOX\": 0.377, "
+         "\"SEGM\": 0.339}\n"
+         ":::MLPv0.5.0 maskrcnn 1541003001.0 (trainer.py:227) eval_accuracy: {\"epoch\": 11, "
+         "\"value\": "
          "{\"BBOX\": 0.380, \"SEGM\": 0.330}}\n"
-         ":::MLPv0.5.0 maskrcnn 1541006000.0 (trainer.py:211) eval_target: {\"BBOX\": 0.377, \"SEGM\": 0.339}\n"
-         ":::MLPv0.5.0 maskrcnn 1541006001.0 (trainer.py:227) eval_accuracy: {\"epoch\": 12, \"value\": " +
-         last_value + "}\n" + ":::MLPv0.5.0 maskrcnn 1541006010.0 (trainer.py:233) run_stop" + stop + "\n";
+         ":::MLPv0.5.0 maskrcnn 1541006000.0 (trainer.py:211) eval_target: {\"BBOX\": 0.377, "
+         "\"SEGM\": 0.339}\n"
+         ":::MLPv0.5.0 maskrcnn 1541006001.0 (trainer.py:227) eval_accuracy: {\"epoch\": 12, "
+         "\"value\": " +
+         last_value + "}\n" + ":::MLPv0.5.0 maskrcnn 1541006010.0 (trainer.py:233) run_stop" +
+         stop + "\n";
 }
 
 TEST(ExtractRunV05, MaskRcnnNeedsBothApsInOneEvaluation) {
   FileIssue skip;
-  auto run = Extract(MaskRcnnLog("{\"BBOX\": 0.381, \"SEGM\": 0.345}", ": {\"success\": true}"), &skip);
+  auto run =
+      Extract(MaskRcnnLog("{\"BBOX\": 0.381, \"SEGM\": 0.345}", ": {\"success\": true}"), &skip);
   ASSERT_TRUE(run) << skip.ToString();
   EXPECT_TRUE(run->converged);
   EXPECT_DOUBLE_EQ(run->minutes, 6010.0 / 60);
@@ -178,9 +189,11 @@ TEST(ExtractRunV05, MiniGoShape) {
   const std::string text =
       ":::MLPv0.5.0 minigo 1541000000.5 (loop_main.sh:30) run_start\n"
       ":::MLPv0.5.0 minigo 1541000001.0 (run.sh:14) run_set_random_seed: 1541000000\n"
-      ":::MLPv0.5.0 minigo 1541003600.0 (loop_train_eval.py:356) eval_accuracy: {\"epoch\": 1, \"value\": 0.21}\n"
+      ":::MLPv0.5.0 minigo 1541003600.0 (loop_train_eval.py:356) eval_accuracy: {\"epoch\": 1, "
+      "\"value\": 0.21}\n"
       ":::MLPv0.5.0 minigo 1541003600.1 (loop_train_eval.py:358) eval_target: 0.4\n"
-      ":::MLPv0.5.0 minigo 1541036000.0 (loop_train_eval.py:356) eval_accuracy: {\"epoch\": 9, \"value\": 0.41}\n"
+      ":::MLPv0.5.0 minigo 1541036000.0 (loop_train_eval.py:356) eval_accuracy: {\"epoch\": 9, "
+      "\"value\": 0.41}\n"
       ":::MLPv0.5.0 minigo 1541036000.1 (loop_train_eval.py:358) eval_target: 0.4\n"
       ":::MLPv0.5.0 minigo 1541036000.5 (loop_train_eval.py:373) run_stop: {\"success\": true}\n"
       ":::MLPv0.5.0 minigo 1541036100.0 (loop_main.sh:281) run_final\n";

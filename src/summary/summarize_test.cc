@@ -11,8 +11,9 @@ namespace {
 
 // Definitions are passed explicitly: tests never read configs/benchmarks.
 std::vector<core::BenchmarkDef> Defs() {
-  return {test_logs::TestDef("image_classification", "resnet", "/x/configs/benchmarks/image_classification.yaml",
-                  {{"mini", 5, 30}, {"full", 5, 0}}),  // full: reference time not measured
+  return {test_logs::TestDef(
+              "image_classification", "resnet", "/x/configs/benchmarks/image_classification.yaml",
+              {{"mini", 5, 30}, {"full", 5, 0}}),  // full: reference time not measured
           test_logs::TestDef("translation", "transformer", "", {{"mini", 3, 8}})};
 }
 

@@ -17,8 +17,8 @@ void AppendIds(std::string& out, const std::vector<int32_t>& ids) {
   }
 }
 
-std::vector<int32_t> ParseIds(std::string_view s, const std::string& path, long line, const char* side,
-                              int vocab_size) {
+std::vector<int32_t> ParseIds(std::string_view s, const std::string& path, long line,
+                              const char* side, int vocab_size) {
   std::vector<int32_t> ids;
   if (s.empty()) throw core::FileError(path, line, std::string("empty ") + side + " side");
   size_t pos = 0;
@@ -27,23 +27,27 @@ std::vector<int32_t> ParseIds(std::string_view s, const std::string& path, long 
     if (end == std::string_view::npos) end = s.size();
     std::string_view tok = s.substr(pos, end - pos);
     if (tok.empty() || tok.size() > 9) {
-      throw core::FileError(path, line, std::string(side) + " token " + std::to_string(ids.size() + 1) +
-                                            ": \"" + std::string(tok) + "\" is not an id");
+      throw core::FileError(path, line,
+                            std::string(side) + " token " + std::to_string(ids.size() + 1) +
+                                ": \"" + std::string(tok) + "\" is not an id");
     }
     int64_t v = 0;
     for (char c : tok) {
       if (c < '0' || c > '9') {
-        throw core::FileError(path, line, std::string(side) + " token " + std::to_string(ids.size() + 1) +
-                                              ": \"" + std::string(tok) + "\" is not an id");
+        throw core::FileError(path, line,
+                              std::string(side) + " token " + std::to_string(ids.size() + 1) +
+                                  ": \"" + std::string(tok) + "\" is not an id");
       }
       v = v * 10 + (c - '0');
     }
     if (v >= vocab_size) {
-      throw core::FileError(path, line, std::string(side) + " id " + std::to_string(v) +
-                                            " is outside the vocabulary of " + std::to_string(vocab_size));
+      throw core::FileError(path, line,
+                            std::string(side) + " id " + std::to_string(v) +
+                                " is outside the vocabulary of " + std::to_string(vocab_size));
     }
     if (v == PieceVocabulary::kPad || v == PieceVocabulary::kBos || v == PieceVocabulary::kEos) {
-      throw core::FileError(path, line, std::string(side) + " holds the special id " + std::to_string(v));
+      throw core::FileError(path, line,
+                            std::string(side) + " holds the special id " + std::to_string(v));
     }
     ids.push_back(static_cast<int32_t>(v));
     pos = end + 1;
@@ -54,7 +58,8 @@ std::vector<int32_t> ParseIds(std::string_view s, const std::string& path, long 
 }  // namespace
 
 std::string FormatIdCorpus(const IdCorpus& c) {
-  if (c.source.size() != c.target.size()) throw core::Error("FormatIdCorpus: sides differ in length");
+  if (c.source.size() != c.target.size())
+    throw core::Error("FormatIdCorpus: sides differ in length");
   std::string out;
   for (size_t i = 0; i < c.size(); ++i) {
     if (c.source[i].empty() || c.target[i].empty()) {

@@ -9,8 +9,8 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/random.h"
-#include "core/utf8.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace trainbench::text {
 

@@ -24,10 +24,16 @@ std::string TempPath(const std::string& name) {
 }
 
 std::vector<std::string> Sentences() {
-  return {"The cat sat on the mat.", "A dog is not a cat.", "Time flies like an arrow.",
-          "El gato es en la mesa.", "Un perro no es un gato.", "El tiempo vuela como una flecha.",
-          "Fruit flies like a banana.", "Las moscas de fruta gustan un plátano.",
-          "Never put off till tomorrow what you can do today.", "Nunca dejes para mañana lo que puedes hacer hoy."};
+  return {"The cat sat on the mat.",
+          "A dog is not a cat.",
+          "Time flies like an arrow.",
+          "El gato es en la mesa.",
+          "Un perro no es un gato.",
+          "El tiempo vuela como una flecha.",
+          "Fruit flies like a banana.",
+          "Las moscas de fruta gustan un plátano.",
+          "Never put off till tomorrow what you can do today.",
+          "Nunca dejes para mañana lo que puedes hacer hoy."};
 }
 
 TEST(PieceVocabularyTest, DecodesAsSentencePieceDoes) {
@@ -47,7 +53,8 @@ TEST(PieceVocabularyTest, DecodesAsSentencePieceDoes) {
   for (int t = 0; t < 500; ++t) {
     std::vector<int> ids(1 + rng() % 12);
     for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(v.size()));
-    EXPECT_EQ(v.Decode(std::vector<int32_t>(ids.begin(), ids.end())), spm.Decode(ids)) << "case " << t;
+    EXPECT_EQ(v.Decode(std::vector<int32_t>(ids.begin(), ids.end())), spm.Decode(ids))
+        << "case " << t;
   }
   EXPECT_THROW(v.Decode({v.size()}), core::Error);
 }
@@ -66,7 +73,8 @@ TEST(PieceVocabularyTest, BadFilesNameTheLine) {
     PieceVocabulary::Load(path);
     FAIL();
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(path + ":2: id 1 must be <unk>"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path + ":2: id 1 must be <unk>"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -91,10 +99,13 @@ TEST(IdCorpusTest, RoundTripAndErrors) {
   };
   EXPECT_NE(error_of("4 5\t6\n7 8\n", 14).find(path + ":2: expected"), std::string::npos);
   EXPECT_NE(error_of("4 5\t6\n7\t\n", 14).find(path + ":2: empty target side"), std::string::npos);
-  EXPECT_NE(error_of("4 x\t6\n", 14).find(path + ":1: source token 2: \"x\" is not an id"), std::string::npos);
+  EXPECT_NE(error_of("4 x\t6\n", 14).find(path + ":1: source token 2: \"x\" is not an id"),
+            std::string::npos);
   EXPECT_NE(error_of("4  5\t6\n", 14).find(path + ":1: source token 2"), std::string::npos);
-  EXPECT_NE(error_of("4\t6 14\n", 14).find(path + ":1: target id 14 is outside"), std::string::npos);
-  EXPECT_NE(error_of("4\t3\n", 14).find(path + ":1: target holds the special id 3"), std::string::npos);
+  EXPECT_NE(error_of("4\t6 14\n", 14).find(path + ":1: target id 14 is outside"),
+            std::string::npos);
+  EXPECT_NE(error_of("4\t3\n", 14).find(path + ":1: target holds the special id 3"),
+            std::string::npos);
   EXPECT_NE(error_of("", 14).find("holds no sentence pairs"), std::string::npos);
 }
 
@@ -122,11 +133,13 @@ TEST(TokenBatchingTest, EveryPairExactlyOncePerEpochWithinBudget) {
       int64_t longest = 0;
       for (int32_t i : b) {
         ++seen[static_cast<size_t>(i)];
-        longest = std::max<int64_t>(longest, std::max(lengths[static_cast<size_t>(i)].source, lengths[static_cast<size_t>(i)].target));
+        longest = std::max<int64_t>(longest, std::max(lengths[static_cast<size_t>(i)].source,
+                                                      lengths[static_cast<size_t>(i)].target));
       }
       EXPECT_LE(static_cast<int64_t>(b.size()) * longest, o.max_tokens);
     }
-    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; })) << "epoch " << epoch;
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }))
+        << "epoch " << epoch;
     EXPECT_EQ(MakeTokenBatches(lengths, o, epoch), batches) << "deterministic";
     EXPECT_NE(batches, previous) << "each epoch its own order";
     previous = batches;

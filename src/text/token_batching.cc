@@ -27,7 +27,8 @@ std::vector<std::vector<int32_t>> MakeTokenBatches(const std::vector<LengthPair>
     const LengthPair& y = lengths[static_cast<size_t>(b)];
     if (x.source != y.source) return x.source < y.source;
     if (x.target != y.target) return x.target < y.target;
-    if (key[static_cast<size_t>(a)] != key[static_cast<size_t>(b)]) return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)];
+    if (key[static_cast<size_t>(a)] != key[static_cast<size_t>(b)])
+      return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)];
     return a < b;
   });
   std::vector<std::vector<int32_t>> batches;
@@ -57,12 +58,15 @@ std::vector<std::vector<int32_t>> MakeTokenBatches(const std::vector<LengthPair>
   return batches;
 }
 
-std::vector<std::vector<int32_t>> ShardBatches(const std::vector<std::vector<int32_t>>& batches, int rank,
-                                               int world_size) {
-  if (world_size < 1 || rank < 0 || rank >= world_size) throw core::Error("ShardBatches: bad rank or world size");
+std::vector<std::vector<int32_t>> ShardBatches(const std::vector<std::vector<int32_t>>& batches,
+                                               int rank, int world_size) {
+  if (world_size < 1 || rank < 0 || rank >= world_size)
+    throw core::Error("ShardBatches: bad rank or world size");
   std::vector<std::vector<int32_t>> out;
-  const size_t usable = batches.size() / static_cast<size_t>(world_size) * static_cast<size_t>(world_size);
-  for (size_t i = static_cast<size_t>(rank); i < usable; i += static_cast<size_t>(world_size)) out.push_back(batches[i]);
+  const size_t usable =
+      batches.size() / static_cast<size_t>(world_size) * static_cast<size_t>(world_size);
+  for (size_t i = static_cast<size_t>(rank); i < usable; i += static_cast<size_t>(world_size))
+    out.push_back(batches[i]);
   return out;
 }
 

@@ -27,10 +27,11 @@ struct LengthPair {
 // The batches of one epoch (indices into `lengths`). A pair longer than max_tokens gets a batch
 // of its own. Throws core::Error for max_tokens < 1.
 std::vector<std::vector<int32_t>> MakeTokenBatches(const std::vector<LengthPair>& lengths,
-                                                   const TokenBatchingOptions& options, int64_t epoch);
+                                                   const TokenBatchingOptions& options,
+                                                   int64_t epoch);
 
 // This rank's share: batches rank, rank + W, ... of the first (size / W) * W batches.
-std::vector<std::vector<int32_t>> ShardBatches(const std::vector<std::vector<int32_t>>& batches, int rank,
-                                               int world_size);
+std::vector<std::vector<int32_t>> ShardBatches(const std::vector<std::vector<int32_t>>& batches,
+                                               int rank, int world_size);
 
 }  // namespace trainbench::text

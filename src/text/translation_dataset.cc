@@ -46,10 +46,11 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
   const std::string json_path = dir + "/dataset.json";
   const core::Json want = OptionsJson(o);
   if (dataset.value("schema_version", 0) != 2)
-    throw core::FileError(json_path, 0,
-                          "schema_version " + dataset.value("schema_version", core::Json(0)).dump() +
-                              ": built by an older trainbench (this one writes 2, with train.ids and "
-                              "test.ids); remove the folder to rebuild it");
+    throw core::FileError(
+        json_path, 0,
+        "schema_version " + dataset.value("schema_version", core::Json(0)).dump() +
+            ": built by an older trainbench (this one writes 2, with train.ids and "
+            "test.ids); remove the folder to rebuild it");
   if (!dataset.contains("options"))
     throw core::FileError(json_path, 0, "no \"options\"; remove the folder to rebuild it");
   const std::string diff = core::JsonFirstDifference(want, dataset["options"]);
@@ -87,10 +88,12 @@ void Verify(const std::string& dir, const MiniTranslationOptions& o, const core:
       throw core::FileError(en, 0,
                             "holds " + std::to_string(n) + " pairs; " + json_path + " says " +
                                 std::to_string(want_n));
-    const IdCorpus ids = ReadIdCorpus(dir + "/" + split + ".ids", static_cast<int>(counts.value("spm_pieces", 0LL)));
+    const IdCorpus ids =
+        ReadIdCorpus(dir + "/" + split + ".ids", static_cast<int>(counts.value("spm_pieces", 0LL)));
     if (static_cast<long long>(ids.size()) != n)
-      throw core::FileError(dir + "/" + split + ".ids", 0,
-                            "holds " + std::to_string(ids.size()) + " pairs; " + en + " holds " + std::to_string(n));
+      throw core::FileError(
+          dir + "/" + split + ".ids", 0,
+          "holds " + std::to_string(ids.size()) + " pairs; " + en + " holds " + std::to_string(n));
     Say(progress, "  %s/%s.{en,es,ids}: %lld sentence pairs, ok\n", dir.c_str(), split, n);
   }
   PieceVocabulary::Load(dir + "/spm.vocab");
@@ -257,7 +260,10 @@ namespace {
 // Streams lines to path + ".part", renamed to path by Commit(); a failure leaves no file at path.
 class StreamingFile {
  public:
-  explicit StreamingFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".part"), out_(tmp_, std::ios::binary | std::ios::trunc) {
+  explicit StreamingFile(std::string path)
+      : path_(std::move(path)),
+        tmp_(path_ + ".part"),
+        out_(tmp_, std::ios::binary | std::ios::trunc) {
     if (!out_) throw core::FileError(tmp_, 0, "cannot create");
   }
   void Write(const std::string& bytes) {
@@ -291,7 +297,8 @@ core::Json FileFacts(const std::string& path) {
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     const std::streamsize got = in.gcount();
-    for (std::streamsize i = 0; i < got; ++i) h = (h ^ static_cast<unsigned char>(buf[static_cast<size_t>(i)])) * 0x100000001b3ull;
+    for (std::streamsize i = 0; i < got; ++i)
+      h = (h ^ static_cast<unsigned char>(buf[static_cast<size_t>(i)])) * 0x100000001b3ull;
     n += got;
   }
   char hex[17];
@@ -303,33 +310,46 @@ constexpr const char* kFullFiles[] = {"spm.model", "spm.vocab", "train.ids", "ne
 
 }  // namespace
 
-PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& o, std::FILE* progress) {
+PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& o,
+                                     std::FILE* progress) {
   PrepareResult r;
   const std::vector<WmtSplit> splits = VerifyWmtFolder(dir);
-  for (const WmtSplit& sp : splits) Say(progress, "  %s / %s: %lld sentence pairs, ok\n", sp.source_path.c_str(), sp.target_path.c_str(), sp.pairs);
+  for (const WmtSplit& sp : splits)
+    Say(progress, "  %s / %s: %lld sentence pairs, ok\n", sp.source_path.c_str(),
+        sp.target_path.c_str(), sp.pairs);
   SubwordOptions so = o.subword;
   so.character_coverage = o.character_coverage;
-  core::Json options = {{"subword", SubwordOptionsJson(so)}, {"spm_max_sentences", o.spm_max_sentences}};
+  core::Json options = {{"subword", SubwordOptionsJson(so)},
+                        {"spm_max_sentences", o.spm_max_sentences}};
   options["subword"]["trained_on"] = "every k-th pair of train.en + train.de";
   const std::string json_path = dir + "/dataset.json";
   if (fs::exists(json_path)) {
     try {
       r.dataset = core::ParseJson(core::ReadFile(json_path));
     } catch (const core::JsonError& e) {
-      throw core::FileError(json_path, 0, std::string("not valid JSON (") + e.what() + "); remove it to rebuild the ids");
+      throw core::FileError(
+          json_path, 0,
+          std::string("not valid JSON (") + e.what() + "); remove it to rebuild the ids");
     }
-    if (!r.dataset.is_object()) throw core::FileError(json_path, 0, "not a JSON object; remove it to rebuild the ids");
-    const std::string diff = core::JsonFirstDifference(options, r.dataset.value("options", core::Json::object()));
+    if (!r.dataset.is_object())
+      throw core::FileError(json_path, 0, "not a JSON object; remove it to rebuild the ids");
+    const std::string diff =
+        core::JsonFirstDifference(options, r.dataset.value("options", core::Json::object()));
     if (!diff.empty()) {
-      throw core::FileError(json_path, 0, "built with other options: " + diff + " is " + core::JsonValueAt(r.dataset["options"], diff) +
-                                              ", requested " + core::JsonValueAt(options, diff) + "; remove it to rebuild the ids");
+      throw core::FileError(json_path, 0,
+                            "built with other options: " + diff + " is " +
+                                core::JsonValueAt(r.dataset["options"], diff) + ", requested " +
+                                core::JsonValueAt(options, diff) +
+                                "; remove it to rebuild the ids");
     }
     for (const char* name : kFullFiles) {
       const core::Json want = r.dataset["files"].value(name, core::Json::object());
       const core::Json got = FileFacts(dir + "/" + name);
       if (got != want) {
-        throw core::FileError(dir + "/" + name, 0, "differs from what " + json_path + " records (" + got.dump() + ", recorded " + want.dump() +
-                                                     "); remove dataset.json to rebuild the ids");
+        throw core::FileError(dir + "/" + name, 0,
+                              "differs from what " + json_path + " records (" + got.dump() +
+                                  ", recorded " + want.dump() +
+                                  "); remove dataset.json to rebuild the ids");
       }
     }
     Say(progress, "  spm.model, spm.vocab, train.ids, newstest2014.ids: as dataset.json records\n");
@@ -337,17 +357,20 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
   }
   // SentencePiece input: every k-th training pair, both sides.
   const long long pairs = splits[0].pairs;
-  const long long k = std::max(1LL, (2 * pairs + o.spm_max_sentences - 1) / std::max(1LL, o.spm_max_sentences));
+  const long long k =
+      std::max(1LL, (2 * pairs + o.spm_max_sentences - 1) / std::max(1LL, o.spm_max_sentences));
   std::vector<std::string> sample;
-  ForEachParallelLine(splits[0].source_path, splits[0].target_path, [&](long long line, std::string_view a, std::string_view b) {
-    if ((line - 1) % k != 0) return;
-    sample.emplace_back(a);
-    sample.emplace_back(b);
-  });
+  ForEachParallelLine(splits[0].source_path, splits[0].target_path,
+                      [&](long long line, std::string_view a, std::string_view b) {
+                        if ((line - 1) % k != 0) return;
+                        sample.emplace_back(a);
+                        sample.emplace_back(b);
+                      });
   auto t = std::chrono::steady_clock::now();
   const SubwordModel spm = SubwordModel::Train(sample, so);
-  Say(progress, "  sentencepiece: %d pieces trained on %zu sentences (every %lld-th pair) in %.1f s\n", spm.vocab_size(), sample.size(), k,
-      SecondsSince(t));
+  Say(progress,
+      "  sentencepiece: %d pieces trained on %zu sentences (every %lld-th pair) in %.1f s\n",
+      spm.vocab_size(), sample.size(), k, SecondsSince(t));
   sample.clear();
   core::MakeDirs(dir);
   core::Json files;
@@ -361,35 +384,42 @@ PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslati
     f.Write(spm.VocabText());
     files["spm.vocab"] = f.Commit();
   }
-  core::Json counts = {{"spm_pieces", spm.vocab_size()}, {"spm_sentences", 2 * ((pairs + k - 1) / k)}};
+  core::Json counts = {{"spm_pieces", spm.vocab_size()},
+                       {"spm_sentences", 2 * ((pairs + k - 1) / k)}};
   const char* ids_names[] = {"train.ids", "newstest2014.ids"};
   for (size_t i = 0; i < splits.size(); ++i) {
     t = std::chrono::steady_clock::now();
     StreamingFile f(dir + "/" + ids_names[i]);
     long long unk = 0, n = 0;
     std::string buf;
-    ForEachParallelLine(splits[i].source_path, splits[i].target_path, [&](long long, std::string_view a, std::string_view b) {
-      IdCorpus one;
-      for (auto* side : {&a, &b}) {
-        std::vector<int> v = spm.Encode(*side);
-        unk += std::count(v.begin(), v.end(), spm.unk_id());
-        (side == &a ? one.source : one.target).emplace_back(v.begin(), v.end());
-      }
-      buf += FormatIdCorpus(one);
-      if (buf.size() > (1u << 22)) {
-        f.Write(buf);
-        buf.clear();
-      }
-      ++n;
-    });
+    ForEachParallelLine(splits[i].source_path, splits[i].target_path,
+                        [&](long long, std::string_view a, std::string_view b) {
+                          IdCorpus one;
+                          for (auto* side : {&a, &b}) {
+                            std::vector<int> v = spm.Encode(*side);
+                            unk += std::count(v.begin(), v.end(), spm.unk_id());
+                            (side == &a ? one.source : one.target).emplace_back(v.begin(), v.end());
+                          }
+                          buf += FormatIdCorpus(one);
+                          if (buf.size() > (1u << 22)) {
+                            f.Write(buf);
+                            buf.clear();
+                          }
+                          ++n;
+                        });
     f.Write(buf);
     files[ids_names[i]] = f.Commit();
     counts[std::string(ids_names[i]) + "_pairs"] = n;
     counts[std::string(ids_names[i]) + "_unk_pieces"] = unk;
-    Say(progress, "  %s: %lld pairs encoded (%lld <unk> pieces) in %.1f s\n", ids_names[i], n, unk, SecondsSince(t));
+    Say(progress, "  %s: %lld pairs encoded (%lld <unk> pieces) in %.1f s\n", ids_names[i], n, unk,
+        SecondsSince(t));
   }
-  r.dataset = {{"schema_version", 2}, {"dataset", "wmt_en_de"}, {"languages", {{"source", "en"}, {"target", "de"}}},
-               {"options", options}, {"counts", counts}, {"files", files}};
+  r.dataset = {{"schema_version", 2},
+               {"dataset", "wmt_en_de"},
+               {"languages", {{"source", "en"}, {"target", "de"}}},
+               {"options", options},
+               {"counts", counts},
+               {"files", files}};
   core::WriteFileAtomically(json_path, r.dataset.dump(2) + "\n");
   r.generated = true;
   return r;

@@ -30,8 +30,9 @@ struct MiniTranslationOptions {
 };
 
 // The files of a mini folder, in the order dataset.json lists them.
-inline constexpr const char* kMiniTranslationFiles[] = {
-    "train.en", "train.es", "test.en", "test.es", "spm.model", "spm.vocab", "train.ids", "test.ids"};
+inline constexpr const char* kMiniTranslationFiles[] = {"train.en",  "train.es",  "test.en",
+                                                        "test.es",   "spm.model", "spm.vocab",
+                                                        "train.ids", "test.ids"};
 
 struct PrepareResult {
   bool generated = false;  // false: an existing folder was verified
@@ -53,8 +54,9 @@ struct WmtSplit {
 std::vector<WmtSplit> VerifyWmtFolder(const std::string& dir);
 
 struct FullTranslationOptions {
-  SubwordOptions subword;               // vocab_size 32768 by default (set by the caller)
-  long long spm_max_sentences = 2000000;  // SentencePiece trains on every k-th pair, at most this many sentences
+  SubwordOptions subword;  // vocab_size 32768 by default (set by the caller)
+  long long spm_max_sentences =
+      2000000;  // SentencePiece trains on every k-th pair, at most this many sentences
   double character_coverage = 0.9999;  // WMT has rare characters; the rest become <unk>
 };
 
@@ -65,6 +67,7 @@ struct FullTranslationOptions {
 // temporary file renamed into place) and dataset.json (options, counts, sizes and FNV-1a 64 of
 // the files it wrote), last. With dataset.json it verifies instead: same options, and every
 // file with its recorded size and hash.
-PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& options, std::FILE* progress);
+PrepareResult PrepareFullTranslation(const std::string& dir, const FullTranslationOptions& options,
+                                     std::FILE* progress);
 
 }  // namespace trainbench::text

@@ -12,7 +12,8 @@ constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // U+2581 LOWER ONE E
 }
 
 PieceVocabulary::PieceVocabulary(std::vector<std::string> pieces) : pieces_(std::move(pieces)) {
-  if (pieces_.size() < 4) throw core::Error("a piece vocabulary needs at least the 4 special pieces");
+  if (pieces_.size() < 4)
+    throw core::Error("a piece vocabulary needs at least the 4 special pieces");
 }
 
 PieceVocabulary PieceVocabulary::Load(const std::string& path) {
@@ -28,18 +29,21 @@ PieceVocabulary PieceVocabulary::Load(const std::string& path) {
     pos = end + 1;
     ++line_no;
     const size_t tab = line.find('\t');
-    if (tab == std::string_view::npos) throw core::FileError(path, line_no, "no tab between piece and score");
+    if (tab == std::string_view::npos)
+      throw core::FileError(path, line_no, "no tab between piece and score");
     std::string piece(line.substr(0, tab));
     if (piece.empty()) throw core::FileError(path, line_no, "empty piece");
-    if (!seen.insert(piece).second) throw core::FileError(path, line_no, "duplicate piece \"" + piece + "\"");
+    if (!seen.insert(piece).second)
+      throw core::FileError(path, line_no, "duplicate piece \"" + piece + "\"");
     pieces.push_back(std::move(piece));
   }
   static const char* kSpecial[] = {"<pad>", "<unk>", "<s>", "</s>"};
   for (int i = 0; i < 4; ++i) {
     if (static_cast<int>(pieces.size()) <= i || pieces[static_cast<size_t>(i)] != kSpecial[i]) {
-      throw core::FileError(path, i + 1,
-                            std::string("id ") + std::to_string(i) + " must be " + kSpecial[i] +
-                                " (trainbench's SentencePiece special ids: pad 0, unk 1, bos 2, eos 3)");
+      throw core::FileError(
+          path, i + 1,
+          std::string("id ") + std::to_string(i) + " must be " + kSpecial[i] +
+              " (trainbench's SentencePiece special ids: pad 0, unk 1, bos 2, eos 3)");
     }
   }
   return PieceVocabulary(std::move(pieces));
@@ -54,7 +58,8 @@ std::string PieceVocabulary::Decode(const std::vector<int32_t>& ids) const {
                         std::to_string(size()));
     }
     if (id == kPad || id == kBos || id == kEos) continue;
-    std::string_view p = id == kUnk ? std::string_view(" \xE2\x81\x87 ") : std::string_view(pieces_[static_cast<size_t>(id)]);
+    std::string_view p = id == kUnk ? std::string_view(" \xE2\x81\x87 ")
+                                    : std::string_view(pieces_[static_cast<size_t>(id)]);
     std::string text;
     size_t i = 0;
     while (i < p.size()) {

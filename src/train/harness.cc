@@ -74,7 +74,10 @@ class Control : public TrainControl {
     return std::chrono::duration<double>(SteadyClock::now() - epoch_start_).count();
   }
   double last_loss() const { return last_loss_; }
-  void set_last_eval(double v) { last_eval_ = v; has_eval_ = true; }
+  void set_last_eval(double v) {
+    last_eval_ = v;
+    has_eval_ = true;
+  }
 
   void Draw(bool force) {
     if (!s_.progress) return;
@@ -92,12 +95,12 @@ class Control : public TrainControl {
     char line[256];
     char eval[32] = "-";
     if (has_eval_) std::snprintf(eval, sizeof(eval), "%.4f", last_eval_);
-    std::snprintf(line, sizeof(line),
-                  "[run %d/%d] epoch %d step %lld%s samples/s %.0f loss %.4f last eval %s elapsed %s",
-                  s_.run_number, s_.run_count, epoch_, static_cast<long long>(epoch_step_),
-                  steps_hint_ > 0 ? ("/" + std::to_string(steps_hint_)).c_str() : "", rate_,
-                  last_loss_, eval,
-                  FormatElapsed(std::chrono::duration<double>(now - start_).count()).c_str());
+    std::snprintf(
+        line, sizeof(line),
+        "[run %d/%d] epoch %d step %lld%s samples/s %.0f loss %.4f last eval %s elapsed %s",
+        s_.run_number, s_.run_count, epoch_, static_cast<long long>(epoch_step_),
+        steps_hint_ > 0 ? ("/" + std::to_string(steps_hint_)).c_str() : "", rate_, last_loss_, eval,
+        FormatElapsed(std::chrono::duration<double>(now - start_).count()).c_str());
     if (s_.progress_is_tty) {
       *s_.progress << "\r\033[K" << line << std::flush;
     } else {
@@ -135,7 +138,8 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
       // Who had the machine during the timed region (a busy machine makes a slow run).
       if (auto now = core::ReadCpuTimes(s.sibling_pids)) {
         if (auto share = core::CpuShareBetween(*cpu_at_start, *now)) {
-          TB_MLLOG_EVENT(log, k::kTrainbenchCpuShare, Json({{"own", share->own}, {"other", share->other}}));
+          TB_MLLOG_EVENT(log, k::kTrainbenchCpuShare,
+                         Json({{"own", share->own}, {"other", share->other}}));
           out.other_cpu_share = share->other;
         }
       }
@@ -175,7 +179,8 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
   TB_MLLOG_EVENT(log, k::kSeed, ctx.seed);
 
   // The definition's epoch limit, or a lower one the caller asked for.
-  const int max_epochs = s.max_epochs >= 0 ? std::min(s.max_epochs, scale.max_epochs) : scale.max_epochs;
+  const int max_epochs =
+      s.max_epochs >= 0 ? std::min(s.max_epochs, scale.max_epochs) : scale.max_epochs;
   try {
     if (s.setup) s.setup(ctx);
     workload.Init(ctx);
@@ -241,8 +246,9 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
         run_control.BeginEpoch(e, steps_hint);
         workload.TrainEpoch(e, run_control);
         double sec = run_control.epoch_seconds();
-        TB_MLLOG_END(log, k::kEpochStop, nullptr,
-                     Json({{k::kMdEpochNum, e}, {k::kMdSamplesCount, run_control.epoch_samples()}}));
+        TB_MLLOG_END(
+            log, k::kEpochStop, nullptr,
+            Json({{k::kMdEpochNum, e}, {k::kMdSamplesCount, run_control.epoch_samples()}}));
         Json stats = {{"throughput", sec > 0 ? run_control.epoch_samples() / sec : 0.0},
                       {"steps", run_control.epoch_steps()}};
         if (!std::isnan(run_control.last_loss())) stats["train_loss"] = run_control.last_loss();

@@ -3,12 +3,13 @@
 // requested and effective configuration, provenance, and for world size > 1 trainbench_dist:
 // world size, per-rank and global batch size, backend, rendezvous), seed, global_batch_size,
 // gradient_accumulation_steps, the workload's hyperparameters, init_stop, run_start,
-// train_samples, eval_samples, the workload's data facts (LoggedDataFacts), then per block of `eval_every_epochs` epochs block_start,
-// epoch_start/epoch_stop per epoch, block_stop, eval_start, eval_stop, eval_accuracy, and last
-// trainbench_cpu_share (this process's and other processes' shares of the machine's CPU over the
-// timed region) and run_stop with status success (quality target reached) or aborted (epoch limit, step budget,
-// interrupt, or an exception from the workload, whose message goes into run_stop's metadata).
-// Threading: call from one thread; `interrupt` may be set from a signal handler.
+// train_samples, eval_samples, the workload's data facts (LoggedDataFacts), then per block of
+// `eval_every_epochs` epochs block_start, epoch_start/epoch_stop per epoch, block_stop, eval_start,
+// eval_stop, eval_accuracy, and last trainbench_cpu_share (this process's and other processes'
+// shares of the machine's CPU over the timed region) and run_stop with status success (quality
+// target reached) or aborted (epoch limit, step budget, interrupt, or an exception from the
+// workload, whose message goes into run_stop's metadata). Threading: call from one thread;
+// `interrupt` may be set from a signal handler.
 #pragma once
 
 #include <atomic>
@@ -29,16 +30,16 @@ struct RunSettings {
   const core::BenchmarkDef* benchmark = nullptr;
   const core::ScaleDef* scale = nullptr;
   core::Division division = core::Division::kClosed;
-  std::string org = "trainbench";        // submission_org
-  std::string platform = "unknown";      // submission_platform (the system name)
-  std::string status = "onprem";         // submission_status
+  std::string org = "trainbench";                      // submission_org
+  std::string platform = "unknown";                    // submission_platform (the system name)
+  std::string status = "onprem";                       // submission_status
   core::Json requested_config = core::Json::object();  // as the user gave it (flags, overrides)
-  int64_t max_steps = -1;                // step budget over the whole run; -1: none
-  int max_epochs = -1;                   // epoch limit below the definition's (tests, probes); -1: none
-  int run_number = 1;                    // for the progress line: run k of n
+  int64_t max_steps = -1;                              // step budget over the whole run; -1: none
+  int max_epochs = -1;  // epoch limit below the definition's (tests, probes); -1: none
+  int run_number = 1;   // for the progress line: run k of n
   int run_count = 1;
-  std::ostream* progress = nullptr;      // live progress line; nullptr: none
-  bool progress_is_tty = false;          // rewrite one line with '\r' instead of new lines
+  std::ostream* progress = nullptr;  // live progress line; nullptr: none
+  bool progress_is_tty = false;      // rewrite one line with '\r' instead of new lines
   // Called first thing during init (untimed), before the workload's Init; may complete the
   // context (e.g. connect the data-parallel group). An exception ends the run as aborted
   // ("init failed") with its message in run_stop.
@@ -50,13 +51,13 @@ struct RunSettings {
 
 struct RunOutcome {
   bool success = false;
-  std::string status;         // "success" | "aborted"
-  std::string reason;         // why it stopped: "target reached", "epoch limit", ...
-  double run_minutes = 0;     // run_stop - run_start
-  int epochs = 0;             // epochs trained
-  double last_eval = 0;       // last evaluated metric value
+  std::string status;      // "success" | "aborted"
+  std::string reason;      // why it stopped: "target reached", "epoch limit", ...
+  double run_minutes = 0;  // run_stop - run_start
+  int epochs = 0;          // epochs trained
+  double last_eval = 0;    // last evaluated metric value
   bool interrupted = false;
-  std::string error;          // the exception's message when reason is "error" or "init failed"
+  std::string error;  // the exception's message when reason is "error" or "init failed"
   // Share of the machine's CPU time that other processes used during the timed region
   // (trainbench_cpu_share, logged before run_stop); negative when it could not be measured.
   double other_cpu_share = -1;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-
 #include <stdexcept>
 #include <vector>
 
@@ -24,7 +23,7 @@ class FakeWorkload : public Workload {
   int batch = 8;
   int throw_in_epoch = -1;
   std::vector<double> segm;  // non-empty: each evaluation also reports extra.segm_map
-  bool log_dict = false;     // the logged value is {"BBOX": value, "SEGM": segm_map}, as Mask R-CNN's
+  bool log_dict = false;  // the logged value is {"BBOX": value, "SEGM": segm_map}, as Mask R-CNN's
   std::vector<std::string> calls;
 
   void Init(const RunContext& ctx) override {
@@ -34,7 +33,9 @@ class FakeWorkload : public Workload {
   }
   int world_size = 0;  // as Init saw it
   LoggedEvents LoggedHyperparameters() const override {
-    return {{"opt_name", "sgd"}, {"sgd_opt_momentum", 0.9}, {"max_sequence_length", 64, {{"method", "discard"}}}};
+    return {{"opt_name", "sgd"},
+            {"sgd_opt_momentum", 0.9},
+            {"max_sequence_length", 64, {{"method", "discard"}}}};
   }
   LoggedEvents LoggedEpochFacts(int epoch) const override { return {{"games", 10 * epoch}}; }
   int64_t GlobalBatchSize() const override { return batch; }
@@ -71,7 +72,8 @@ struct Fixture {
   RunContext ctx;
   std::vector<std::string> lines;
   int64_t now = 1700000000000;
-  core::Logger log{[this](const std::string& l) { lines.push_back(l); }, [this] { return now += 1000; }};
+  core::Logger log{[this](const std::string& l) { lines.push_back(l); },
+                   [this] { return now += 1000; }};
 
   Fixture() {
     def.name = "fake";
@@ -117,7 +119,9 @@ TEST(Harness, StopsAtTheQualityTargetWithSuccess) {
   EXPECT_EQ(keys.back(), "run_stop");
   EXPECT_EQ(log.records.back().metadata["status"], "success");
   // Order: submission_division < init_stop < run_start < first block_start.
-  auto pos = [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) - keys.begin(); };
+  auto pos = [&](const std::string& k) {
+    return std::find(keys.begin(), keys.end(), k) - keys.begin();
+  };
   EXPECT_LT(pos("submission_division"), pos("init_stop"));
   EXPECT_LT(pos("init_stop"), pos("run_start"));
   EXPECT_LT(pos("run_start"), pos("train_samples"));

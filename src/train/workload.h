@@ -28,14 +28,14 @@ class ProcessGroup;  // dist/process_group.h (LibTorch); the harness never touch
 namespace trainbench::train {
 
 struct RunContext {
-  std::string benchmark;              // trainbench name, e.g. "image_classification"
+  std::string benchmark;  // trainbench name, e.g. "image_classification"
   const core::ScaleDef* scale = nullptr;
-  core::Json config;                  // effective hyperparameters (core::ResolveConfig)
-  std::string data_dir;               // where the dataset lives
-  uint64_t seed = 0;                  // the run's logged seed; derive streams with core::SeedFor
-  int threads = 1;                    // intra-op threads the workload must use
-  int loader_threads = 1;             // data-loading worker threads
-  std::string device = "cpu";         // "cpu" or "cuda[:N]"
+  core::Json config;           // effective hyperparameters (core::ResolveConfig)
+  std::string data_dir;        // where the dataset lives
+  uint64_t seed = 0;           // the run's logged seed; derive streams with core::SeedFor
+  int threads = 1;             // intra-op threads the workload must use
+  int loader_threads = 1;      // data-loading worker threads
+  std::string device = "cpu";  // "cpu" or "cuda[:N]"
   int rank = 0;
   int world_size = 1;
   // The data-parallel group of world_size ranks; null: one process (world_size 1). Workloads
@@ -55,8 +55,8 @@ class TrainControl {
 };
 
 struct EvalResult {
-  double value = 0;           // the quality metric compared with the target
-  int64_t samples = 0;        // samples evaluated (the whole evaluation set)
+  double value = 0;                         // the quality metric compared with the target
+  int64_t samples = 0;                      // samples evaluated (the whole evaluation set)
   core::Json extra = core::Json::object();  // other metrics, logged as metadata
   // eval_accuracy's value when it is not `value` itself (null: `value` is logged), in the
   // official log's shape: Mask R-CNN's {"BBOX": box mAP, "SEGM": mask mAP}. The harness still
@@ -76,7 +76,8 @@ using LoggedEvents = std::vector<LoggedEvent>;
 // The event of hyperparameter `key` as configured: its definition's MLLOG name (`mllog:` in
 // configs/benchmarks/*.yaml) and its effective value. A key without an `mllog` name, or not in
 // the definition, is a programming error (TB_CHECK): the name must live in the definition.
-LoggedEvent LoggedSetting(const RunContext& ctx, const std::string& key, core::Json metadata = core::Json::object());
+LoggedEvent LoggedSetting(const RunContext& ctx, const std::string& key,
+                          core::Json metadata = core::Json::object());
 
 class Workload {
  public:
@@ -111,7 +112,7 @@ class Workload {
 
 // Throws core::Error (naming the key) unless `world_size` ranks can train `workload` with
 // `config`: the workload is data-parallel and its global batch is a multiple of world_size.
-void CheckWorldSize(const Workload& workload, const std::string& benchmark, const core::Json& config,
-                    int world_size);
+void CheckWorldSize(const Workload& workload, const std::string& benchmark,
+                    const core::Json& config, int world_size);
 
 }  // namespace trainbench::train

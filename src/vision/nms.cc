@@ -15,8 +15,8 @@ namespace {
 // the kept ones in `keep`. The boxes are first gathered in visiting order (structure of arrays),
 // so the inner loop reads memory sequentially.
 template <typename T>
-void GreedyNms(const T* b, const std::vector<int64_t>& order, T threshold,
-               std::vector<char>& keep, int64_t max_kept) {
+void GreedyNms(const T* b, const std::vector<int64_t>& order, T threshold, std::vector<char>& keep,
+               int64_t max_kept) {
   const size_t n = order.size();
   std::vector<T> x1(n), y1(n), x2(n), y2(n), area(n);
   for (size_t a = 0; a < n; ++a) {
@@ -99,8 +99,9 @@ torch::Tensor RunNms(const torch::Tensor& boxes, const torch::Tensor& scores,
   }
   const int64_t* categories = idxs != nullptr ? cpu_idxs.data_ptr<int64_t>() : nullptr;
   std::vector<int64_t> kept =
-      dtype == torch::kDouble ? NmsKernel<double>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept)
-                              : NmsKernel<float>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept);
+      dtype == torch::kDouble
+          ? NmsKernel<double>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept)
+          : NmsKernel<float>(cpu_boxes, cpu_scores, categories, iou_threshold, max_kept);
   auto result = torch::tensor(kept, torch::kLong);
   if (kept.empty()) result = torch::empty({0}, torch::kLong);
   return result.to(device);
@@ -113,8 +114,10 @@ torch::Tensor Nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
 }
 
 torch::Tensor BatchedNms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                         const torch::Tensor& idxs, double iou_threshold, int64_t max_per_category) {
-  TORCH_CHECK(max_per_category != 0, "BatchedNms: max_per_category must be positive (or negative: no limit)");
+                         const torch::Tensor& idxs, double iou_threshold,
+                         int64_t max_per_category) {
+  TORCH_CHECK(max_per_category != 0,
+              "BatchedNms: max_per_category must be positive (or negative: no limit)");
   return RunNms(boxes, scores, &idxs, iou_threshold, max_per_category);
 }
 

@@ -27,6 +27,7 @@ torch::Tensor Nms(const torch::Tensor& boxes, const torch::Tensor& scores, doubl
 // them, so they are exactly the first max_per_category of the unlimited result), e.g. the RPN's
 // per-level post-NMS count; < 0: no limit.
 torch::Tensor BatchedNms(const torch::Tensor& boxes, const torch::Tensor& scores,
-                         const torch::Tensor& idxs, double iou_threshold, int64_t max_per_category = -1);
+                         const torch::Tensor& idxs, double iou_threshold,
+                         int64_t max_per_category = -1);
 
 }  // namespace trainbench::vision

@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
-
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <vector>
 

@@ -302,7 +302,8 @@ torch::Tensor MultiScaleRoiAlign(const std::vector<torch::Tensor>& features,
   CheckRois(rois);
   const int64_t k_max = k_min + static_cast<int64_t>(features.size()) - 1;
   const auto& f0 = features[0];
-  const auto levels = FpnLevels(rois.slice(1, 1, 5), k_min, k_max, canonical_scale, canonical_level).to(f0.device());
+  const auto levels = FpnLevels(rois.slice(1, 1, 5), k_min, k_max, canonical_scale, canonical_level)
+                          .to(f0.device());
   // Every RoI has a level (FpnLevels clamps), so the levels' outputs cover every row: pool each
   // level's RoIs, concatenate, and put the rows back in the RoIs' order (one gather). Writing
   // each level into a zero tensor out of place, as before, copied the whole result once per level
@@ -316,10 +317,12 @@ torch::Tensor MultiScaleRoiAlign(const std::vector<torch::Tensor>& features,
     parts.push_back(RoiAlign(features[l], rois.index_select(0, idx), o));
     order.push_back(idx);
   }
-  if (parts.empty()) return torch::zeros({0, f0.size(1), options.output_h, options.output_w}, f0.options());
+  if (parts.empty())
+    return torch::zeros({0, f0.size(1), options.output_h, options.output_w}, f0.options());
   if (parts.size() == 1) return parts[0];
   const auto perm = torch::cat(order);  // row i of the concatenation is RoI perm[i]
-  const auto inverse = torch::empty_like(perm).index_put_({perm}, torch::arange(perm.numel(), perm.options()));
+  const auto inverse =
+      torch::empty_like(perm).index_put_({perm}, torch::arange(perm.numel(), perm.options()));
   return torch::cat(parts).index_select(0, inverse);
 }
 

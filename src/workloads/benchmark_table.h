@@ -10,7 +10,7 @@
 
 #include <string_view>
 
-#define TRAINBENCH_BENCHMARKS(X)                                           \
+#define TRAINBENCH_BENCHMARKS(X)                                         \
   X(image_classification, image_classification, MakeImageClassification) \
   X(object_detection, detection, MakeObjectDetection)                    \
   X(instance_segmentation, detection, MakeInstanceSegmentation)          \

@@ -39,8 +39,10 @@ struct EvalPair {
 
 // Runs Init, LoadData, Evaluate, `steps` training steps, Evaluate on every rank; rank 0 writes
 // the results to `out`.
-int EvaluateOnRanks(std::shared_ptr<dist::ProcessGroup> g, const std::string& benchmark, const std::string& data_dir,
-                    const std::map<std::string, std::string>& overrides, int steps, const std::string& out) {
+int EvaluateOnRanks(std::shared_ptr<dist::ProcessGroup> g, const std::string& benchmark,
+                    const std::string& data_dir,
+                    const std::map<std::string, std::string>& overrides, int steps,
+                    const std::string& out) {
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), benchmark);
   train::RunContext ctx;
   ctx.benchmark = benchmark;
@@ -76,8 +78,8 @@ EvalPair Read(const std::string& path) {
 }
 
 void CompareOneAndTwoRanks(const std::string& benchmark, const std::string& data_dir,
-                           const std::map<std::string, std::string>& overrides, int steps, int64_t samples,
-                           double tolerance) {
+                           const std::map<std::string, std::string>& overrides, int steps,
+                           int64_t samples, double tolerance) {
   const std::string one = TempPath(benchmark + "_1"), two = TempPath(benchmark + "_2");
   auto run = [&](const std::string& out) {
     return [&, out](std::shared_ptr<dist::ProcessGroup> g) {
@@ -110,7 +112,8 @@ TEST(DataParallelEvaluation, RecommendationTwoRanksEqualOne) {
 TEST(DataParallelEvaluation, ImageClassificationTwoRanksEqualOne) {
   core::BenchmarkDef def = core::FindBenchmark(core::BenchmarksDir(), "image_classification");
   const std::string real = def.Scale("mini").data_dir;
-  if (!std::filesystem::exists(real)) GTEST_SKIP() << real << " missing (Debian dataset-fashion-mnist)";
+  if (!std::filesystem::exists(real))
+    GTEST_SKIP() << real << " missing (Debian dataset-fashion-mnist)";
   // The real images, a shorter split each (the evaluation of all 10,000 test images four times
   // took a minute on one thread): 2,048 training and 1,001 test images, an odd count so that
   // the ranks' shares differ.

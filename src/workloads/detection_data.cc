@@ -37,18 +37,21 @@ CocoSplits LoadCocoSplits(const std::string& dir, int64_t num_classes, bool with
   return s;
 }
 
-CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options, bool with_masks) {
+CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options,
+                            bool with_masks) {
   CocoRunData d;
   d.splits = LoadCocoSplits(ctx.data_dir, options.num_classes, with_masks);
-  d.train_loader = data::TrainLoaderOptions(options.batch_size / ctx.world_size, core::SeedFor(ctx.seed, "data"),
-                                            ctx.rank, ctx.world_size, ctx.loader_threads);
+  d.train_loader =
+      data::TrainLoaderOptions(options.batch_size / ctx.world_size, core::SeedFor(ctx.seed, "data"),
+                               ctx.rank, ctx.world_size, ctx.loader_threads);
   d.eval_loader = data::EvalLoaderOptions(d.train_loader, options.eval_batch_size);
   return d;
 }
 
-DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,
-                                  bool with_masks) {
-  return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train, with_masks);
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir,
+                                  bool train, bool with_masks) {
+  return MakeDetectionSplit(coco::ReadCocoDataset(annotations), annotations, image_dir, train,
+                            with_masks);
 }
 
 DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& annotations,
@@ -94,7 +97,8 @@ DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string
     }
     split.images.push_back(std::move(d));
   }
-  if (split.images.empty()) throw core::Error(annotations + ": no images" + (train ? " with objects" : ""));
+  if (split.images.empty())
+    throw core::Error(annotations + ": no images" + (train ? " with objects" : ""));
   return split;
 }
 
@@ -106,17 +110,22 @@ torch::Tensor DecodeImageTensor(const DetectionImage& img) {
     throw core::Error(std::string(e.what()) + " (image id " + std::to_string(img.image_id) + ")");
   }
   if (im.width != img.width || im.height != img.height) {
-    throw core::Error(img.path + ": image id " + std::to_string(img.image_id) + " is " + std::to_string(im.width) +
-                      "x" + std::to_string(im.height) + " pixels, its annotation says " +
-                      std::to_string(img.width) + "x" + std::to_string(img.height));
+    throw core::Error(img.path + ": image id " + std::to_string(img.image_id) + " is " +
+                      std::to_string(im.width) + "x" + std::to_string(im.height) +
+                      " pixels, its annotation says " + std::to_string(img.width) + "x" +
+                      std::to_string(img.height));
   }
-  return torch::from_blob(im.data.data(), {im.height, im.width, 3}, torch::kUInt8).permute({2, 0, 1}).clone();
+  return torch::from_blob(im.data.data(), {im.height, im.width, 3}, torch::kUInt8)
+      .permute({2, 0, 1})
+      .clone();
 }
 
 torch::Tensor AdjustHue(const torch::Tensor& image, double hue_factor) {
-  if (hue_factor < -0.5 || hue_factor > 0.5) throw std::invalid_argument("AdjustHue: hue_factor must be in [-0.5, 0.5]");
+  if (hue_factor < -0.5 || hue_factor > 0.5)
+    throw std::invalid_argument("AdjustHue: hue_factor must be in [-0.5, 0.5]");
   if (hue_factor == 0) return image;
-  if (image.dim() != 3 || image.size(0) != 3) throw std::invalid_argument("AdjustHue: expected a [3, H, W] image");
+  if (image.dim() != 3 || image.size(0) != 3)
+    throw std::invalid_argument("AdjustHue: expected a [3, H, W] image");
   // torchvision's tensor _rgb2hsv -> shift -> _hsv2rgb on [0, 1], hue as a fraction of the
   // circle, one pixel at a time (a tensor-op version costs 2.5x the whole input pipeline).
   const torch::Tensor in = image.to(torch::kFloat32).contiguous();
@@ -140,7 +149,8 @@ torch::Tensor AdjustHue(const torch::Tensor& image, double hue_factor) {
     h = std::fmod(h + shift + 1.f, 1.f);
     const float i6 = std::floor(h * 6.f), f = h * 6.f - i6;
     const int i = static_cast<int>(i6) % 6;
-    const float p = std::clamp(v * (1.f - s), 0.f, 1.f), q = std::clamp(v * (1.f - s * f), 0.f, 1.f),
+    const float p = std::clamp(v * (1.f - s), 0.f, 1.f),
+                q = std::clamp(v * (1.f - s * f), 0.f, 1.f),
                 t = std::clamp(v * (1.f - s * (1.f - f)), 0.f, 1.f);
     // Sector i of the hue circle -> (R, G, B).
     const float R[6] = {v, q, p, p, t, v}, G[6] = {t, v, v, q, p, p}, B[6] = {p, p, t, v, v, q};
@@ -151,8 +161,8 @@ torch::Tensor AdjustHue(const torch::Tensor& image, double hue_factor) {
   return out.to(image.scalar_type());
 }
 
-torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation, double hue,
-                          data::Rng& rng) {
+torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast,
+                          double saturation, double hue, data::Rng& rng) {
   auto factor = [&](double f) { return rng.Uniform(std::max(0.0, 1.0 - f), 1.0 + f); };
   auto gray = [](const torch::Tensor& x) { return 0.299 * x[0] + 0.587 * x[1] + 0.114 * x[2]; };
   // Draw the order first, then the factors in that order (torchvision draws the order first).
@@ -187,11 +197,11 @@ void Normalize(const torch::Tensor& image, const SsdInputOptions& o, float* out)
 
 }  // namespace
 
-SsdTrainDataset::SsdTrainDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options,
-                                 torch::Tensor dboxes_xywh)
+SsdTrainDataset::SsdTrainDataset(std::shared_ptr<const DetectionSplit> split,
+                                 SsdInputOptions options, torch::Tensor dboxes_xywh)
     : split_(std::move(split)), options_(options) {
-  dboxes_ltrb_ = vision::ConvertBoxes(dboxes_xywh.to(torch::kCPU, torch::kFloat32), vision::BoxFormat::kCxcywh,
-                                      vision::BoxFormat::kXyxy);
+  dboxes_ltrb_ = vision::ConvertBoxes(dboxes_xywh.to(torch::kCPU, torch::kFloat32),
+                                      vision::BoxFormat::kCxcywh, vision::BoxFormat::kXyxy);
   num_boxes_ = dboxes_ltrb_.size(0);
 }
 
@@ -205,7 +215,8 @@ int64_t SsdTrainDataset::GetInto(int64_t index, data::Rng& rng, float* out) cons
   return GetIntoWithExtra(index, rng, out, extra.data());
 }
 
-int64_t SsdTrainDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const {
+int64_t SsdTrainDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out,
+                                          float* extra) const {
   const DetectionImage& im = split_->images[static_cast<size_t>(index)];
   const int64_t n = static_cast<int64_t>(im.labels.size());
   vision::DetectionSample s;
@@ -219,16 +230,18 @@ int64_t SsdTrainDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* 
   const int64_t size = options_.image_size;
   s.image = s.image.to(torch::kFloat32);
   s = vision::Resize(s, size, size);
-  const torch::Tensor image =
-      options_.augment ? ColorJitter(s.image, options_.brightness, options_.contrast, options_.saturation, options_.hue, rng)
-                       : s.image;
+  const torch::Tensor image = options_.augment
+                                  ? ColorJitter(s.image, options_.brightness, options_.contrast,
+                                                options_.saturation, options_.hue, rng)
+                                  : s.image;
   Normalize(image, options_, out);
   const torch::Tensor boxes = (s.boxes / static_cast<double>(size)).clamp(0, 1);
   const models::SsdTargets t = models::SsdEncode(dboxes_ltrb_, boxes, s.labels, options_.match_iou);
   const torch::Tensor loc = t.loc.to(torch::kFloat32).contiguous();
   const torch::Tensor lab = t.labels.to(torch::kFloat32).contiguous();
   std::memcpy(extra, loc.data_ptr<float>(), sizeof(float) * static_cast<size_t>(4 * num_boxes_));
-  std::memcpy(extra + 4 * num_boxes_, lab.data_ptr<float>(), sizeof(float) * static_cast<size_t>(num_boxes_));
+  std::memcpy(extra + 4 * num_boxes_, lab.data_ptr<float>(),
+              sizeof(float) * static_cast<size_t>(num_boxes_));
   return s.labels.numel();
 }
 
@@ -251,18 +264,23 @@ int64_t SsdEvalDataset::GetInto(int64_t index, data::Rng& /*rng*/, float* out) c
   return index;
 }
 
-std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size, int64_t max_size) {
+std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size,
+                                                int64_t max_size) {
   if (height <= 0 || width <= 0) throw std::invalid_argument("MaskRcnnResizedSize: empty image");
   double size = static_cast<double>(min_size);
-  const double lo = static_cast<double>(std::min(height, width)), hi = static_cast<double>(std::max(height, width));
+  const double lo = static_cast<double>(std::min(height, width)),
+               hi = static_cast<double>(std::max(height, width));
   if (max_size > 0 && hi / lo * size > static_cast<double>(max_size)) {
     size = std::nearbyint(static_cast<double>(max_size) * lo / hi);
   }
-  if ((width <= height && static_cast<double>(width) == size) || (height <= width && static_cast<double>(height) == size)) {
+  if ((width <= height && static_cast<double>(width) == size) ||
+      (height <= width && static_cast<double>(height) == size)) {
     return {height, width};
   }
   const int64_t s = static_cast<int64_t>(size);
-  if (width < height) return {static_cast<int64_t>(size * static_cast<double>(height) / static_cast<double>(width)), s};
+  if (width < height)
+    return {static_cast<int64_t>(size * static_cast<double>(height) / static_cast<double>(width)),
+            s};
   return {s, static_cast<int64_t>(size * static_cast<double>(width) / static_cast<double>(height))};
 }
 
@@ -272,7 +290,8 @@ int64_t StepAtEpoch(double epochs, int64_t steps_per_epoch) {
   return static_cast<int64_t>(std::ceil(epochs * static_cast<double>(steps_per_epoch) - 1e-9));
 }
 
-MaskRcnnDataset::MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split, MaskRcnnInputOptions options)
+MaskRcnnDataset::MaskRcnnDataset(std::shared_ptr<const DetectionSplit> split,
+                                 MaskRcnnInputOptions options)
     : split_(std::move(split)), options_(options) {}
 
 data::ExampleShape MaskRcnnDataset::shape() const {
@@ -285,25 +304,29 @@ int64_t MaskRcnnDataset::GetInto(int64_t index, data::Rng& rng, float* out) cons
   return GetIntoWithExtra(index, rng, out, extra);
 }
 
-int64_t MaskRcnnDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out, float* extra) const {
+int64_t MaskRcnnDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* out,
+                                          float* extra) const {
   const DetectionImage& im = split_->images[static_cast<size_t>(index)];
   torch::Tensor image = DecodeImageTensor(im);
-  const auto [h, w] = MaskRcnnResizedSize(im.height, im.width, options_.min_size, options_.max_size);
+  const auto [h, w] =
+      MaskRcnnResizedSize(im.height, im.width, options_.min_size, options_.max_size);
   const int64_t p = padded_size();
-  if (h > p || w > p) throw std::logic_error("MaskRcnnDataset: resized image larger than the padding");
+  if (h > p || w > p)
+    throw std::logic_error("MaskRcnnDataset: resized image larger than the padding");
   torch::Tensor x = image.to(torch::kFloat32);
   if (h != im.height || w != im.width) {
-    x = torch::nn::functional::interpolate(
-            x.unsqueeze(0), torch::nn::functional::InterpolateFuncOptions()
-                                .size(std::vector<int64_t>{h, w})
-                                .mode(torch::kBilinear)
-                                .align_corners(false))
+    x = torch::nn::functional::interpolate(x.unsqueeze(0),
+                                           torch::nn::functional::InterpolateFuncOptions()
+                                               .size(std::vector<int64_t>{h, w})
+                                               .mode(torch::kBilinear)
+                                               .align_corners(false))
             .squeeze(0);
   }
   const bool flipped = options_.train && rng.Uniform() < options_.flip_probability;
   if (flipped) x = x.flip({2});
   const auto& m = options_.pixel_mean_bgr;
-  x = x.flip({0}) - torch::tensor({m[0], m[1], m[2]}).view({3, 1, 1});  // RGB -> BGR, minus the means
+  x = x.flip({0}) -
+      torch::tensor({m[0], m[1], m[2]}).view({3, 1, 1});  // RGB -> BGR, minus the means
   torch::Tensor padded = torch::from_blob(out, {3, p, p}, torch::kFloat32);
   padded.zero_();
   padded.narrow(1, 0, h).narrow(2, 0, w).copy_(x);
@@ -313,7 +336,8 @@ int64_t MaskRcnnDataset::GetIntoWithExtra(int64_t index, data::Rng& rng, float* 
   return static_cast<int64_t>(im.labels.size());
 }
 
-MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width, bool flipped) {
+MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width,
+                                      bool flipped) {
   const int64_t n = static_cast<int64_t>(img.labels.size());
   if (static_cast<int64_t>(img.segmentations.size()) != n) {
     throw std::logic_error("MakeMaskRcnnTarget: the split was read without masks");
@@ -328,7 +352,9 @@ MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height,
   for (int64_t i = 0; i < n; ++i) {
     const float* src = img.boxes.data() + 4 * i;
     double x1 = src[0] * sx, y1 = src[1] * sy, x2 = src[2] * sx, y2 = src[3] * sy;
-    if (flipped) std::tie(x1, x2) = std::make_pair(static_cast<double>(width) - x2, static_cast<double>(width) - x1);
+    if (flipped)
+      std::tie(x1, x2) =
+          std::make_pair(static_cast<double>(width) - x2, static_cast<double>(width) - x1);
     b[i][0] = static_cast<float>(x1);
     b[i][1] = static_cast<float>(y1);
     b[i][2] = static_cast<float>(x2);

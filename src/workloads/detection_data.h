@@ -3,8 +3,8 @@
 // BatchLoader runs on its worker threads:
 //   training:   decode JPEG -> SSD random crop (min-IoU modes) -> random horizontal flip ->
 //               resize to image_size^2 -> colour jitter (brightness 0.125, contrast 0.5,
-//               saturation 0.5, hue 0.05, as the reference's torchvision ColorJitter) -> normalise with
-//               the ImageNet mean and std -> encode the boxes onto the default boxes
+//               saturation 0.5, hue 0.05, as the reference's torchvision ColorJitter) -> normalise
+//               with the ImageNet mean and std -> encode the boxes onto the default boxes
 //               (models::SsdEncode), so the targets travel with the image as side data;
 //   evaluation: decode -> resize -> normalise.
 // Every random draw comes from the loader's per-sample Rng, so a sample's augmentation depends
@@ -14,10 +14,10 @@
 #include <torch/torch.h>
 
 #include <array>
-#include <utility>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coco/coco_dataset.h"
@@ -52,11 +52,12 @@ struct DetectionSplit {
 // objects are left out (they give no SSD targets); !train: every image stays (COCO evaluation
 // needs them all). Bad input throws core::Error naming the file and the image or annotation id.
 // with_masks: keep each object's segmentation too (Mask R-CNN).
-DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir, bool train,
-                                  bool with_masks = false);
-// The same from a dataset already read (validated) from `source`.
-DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& source, const std::string& image_dir,
+DetectionSplit LoadDetectionSplit(const std::string& annotations, const std::string& image_dir,
                                   bool train, bool with_masks = false);
+// The same from a dataset already read (validated) from `source`.
+DetectionSplit MakeDetectionSplit(const coco::CocoDataset& ds, const std::string& source,
+                                  const std::string& image_dir, bool train,
+                                  bool with_masks = false);
 
 // A detection run's two COCO 2017 splits, from `dir`'s annotations/instances_{train,val}2017.json
 // and its train2017/ and val2017/ images: the training split (LoadDetectionSplit with train),
@@ -75,7 +76,8 @@ struct CocoRunData {
   CocoSplits splits;
   data::BatchLoaderOptions train_loader, eval_loader;
 };
-CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options, bool with_masks);
+CocoRunData LoadCocoRunData(const train::RunContext& ctx, const DetectionOptions& options,
+                            bool with_masks);
 
 struct SsdInputOptions {
   int64_t image_size = 300;
@@ -84,7 +86,7 @@ struct SsdInputOptions {
   double brightness = 0.125, contrast = 0.5, saturation = 0.5, hue = 0.05;  // ColorJitter factors
   double flip_probability = 0.5;
   double match_iou = 0.5;  // SsdEncode's threshold
-  bool augment = true;     // false: no crop, flip or jitter (tests; the training set always augments)
+  bool augment = true;  // false: no crop, flip or jitter (tests; the training set always augments)
 };
 
 // Training examples: shape [3, S, S]; side data (extra_floats) = the encoded targets of the A
@@ -93,7 +95,8 @@ struct SsdInputOptions {
 class SsdTrainDataset : public data::Dataset {
  public:
   // dboxes_xywh: models::MakeDefaultBoxes [A, 4] (copied to the CPU).
-  SsdTrainDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options, torch::Tensor dboxes_xywh);
+  SsdTrainDataset(std::shared_ptr<const DetectionSplit> split, SsdInputOptions options,
+                  torch::Tensor dboxes_xywh);
   int64_t size() const override { return static_cast<int64_t>(split_->images.size()); }
   data::ExampleShape shape() const override;
   int64_t GetInto(int64_t index, data::Rng& rng, float* out) const override;
@@ -141,7 +144,8 @@ struct MaskRcnnInputOptions {
 // maskrcnn-benchmark's Resize.get_size: (height, width) of an h x w image resized so its shorter
 // side is min_size unless its longer side would then exceed max_size (then the shorter side is
 // round(max_size * short / long)); the longer side is int(size * long / short).
-std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size, int64_t max_size);
+std::pair<int64_t, int64_t> MaskRcnnResizedSize(int64_t height, int64_t width, int64_t min_size,
+                                                int64_t max_size);
 
 // x rounded up to a multiple of d (d <= 0: x).
 int64_t RoundUpTo(int64_t x, int64_t d);
@@ -177,7 +181,8 @@ struct MaskRcnnTargetData {
   torch::Tensor labels;  // [K] int64
   torch::Tensor masks;   // [K, height, width] uint8
 };
-MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width, bool flipped);
+MaskRcnnTargetData MakeMaskRcnnTarget(const DetectionImage& img, int64_t height, int64_t width,
+                                      bool flipped);
 
 // Decodes image `img` of a split to a [3, H, W] uint8 tensor and its boxes [N, 4] float.
 torch::Tensor DecodeImageTensor(const DetectionImage& img);
@@ -185,8 +190,8 @@ torch::Tensor DecodeImageTensor(const DetectionImage& img);
 // ColorJitter on a [3, H, W] float image in [0, 255]: brightness, contrast and saturation
 // factors drawn uniformly in [max(0, 1 - f), 1 + f] and a hue shift in [-hue, hue] (a fraction
 // of the colour circle), applied in a random order (as torchvision); the result stays in [0, 255].
-torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast, double saturation, double hue,
-                          data::Rng& rng);
+torch::Tensor ColorJitter(const torch::Tensor& image, double brightness, double contrast,
+                          double saturation, double hue, data::Rng& rng);
 // Rotates the hue of a [3, H, W] float RGB image in [0, 255] by hue_factor (in [-0.5, 0.5], a
 // fraction of the colour circle) through HSV, as torchvision's adjust_hue; grays stay as they are.
 torch::Tensor AdjustHue(const torch::Tensor& image, double hue_factor);

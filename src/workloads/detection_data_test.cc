@@ -56,12 +56,14 @@ TEST(DetectionData, SplitNumbersCategoriesByIdAndDropsCrowdsAndEmptyImagesForTra
   EXPECT_EQ(train.empty_dropped, 1);
   const DetectionSplit val = LoadDetectionSplit(dir + "/instances.json", dir + "/images", false);
   ASSERT_EQ(val.images.size(), 2u);
-  EXPECT_EQ(val.images[0].labels.size(), 3u);  // the crowd stays (COCO evaluation reads the JSON itself)
+  EXPECT_EQ(val.images[0].labels.size(),
+            3u);  // the crowd stays (COCO evaluation reads the JSON itself)
 }
 
 TEST(DetectionData, WithoutAugmentationTheTargetsAreTheGroundTruthBoxes) {
   const std::string dir = MakeFolder("targets");
-  auto split = std::make_shared<const DetectionSplit>(LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
+  auto split = std::make_shared<const DetectionSplit>(
+      LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
   torch::set_num_threads(1);
   const torch::Tensor dboxes = models::MakeDefaultBoxes(models::MiniDefaultBoxes(64, {8, 4, 2, 1}));
   SsdInputOptions o;
@@ -71,18 +73,21 @@ TEST(DetectionData, WithoutAugmentationTheTargetsAreTheGroundTruthBoxes) {
   const int64_t a = dboxes.size(0);
   EXPECT_EQ(ds.extra_floats(), 5 * a);
   EXPECT_EQ(ds.shape(), (data::ExampleShape{3, 64, 64}));
-  std::vector<float> image(static_cast<size_t>(ds.shape().numel())), extra(static_cast<size_t>(5 * a));
+  std::vector<float> image(static_cast<size_t>(ds.shape().numel())),
+      extra(static_cast<size_t>(5 * a));
   data::Rng rng(1);
   EXPECT_EQ(ds.GetIntoWithExtra(0, rng, image.data(), extra.data()), 2);
   // Each positive default box carries its object's box, normalised (x by 64, y by 48) in xywh.
-  const float want[2][4] = {{16.0f / 64, 16.0f / 48, 16.0f / 64, 16.0f / 48}, {42.0f / 64, 30.0f / 48, 24.0f / 64, 20.0f / 48}};
+  const float want[2][4] = {{16.0f / 64, 16.0f / 48, 16.0f / 64, 16.0f / 48},
+                            {42.0f / 64, 30.0f / 48, 24.0f / 64, 20.0f / 48}};
   int positives[4] = {0, 0, 0, 0};
   for (int64_t k = 0; k < a; ++k) {
     const int label = static_cast<int>(extra[static_cast<size_t>(4 * a + k)]);
     ASSERT_TRUE(label == 0 || label == 2 || label == 3) << label;
     ++positives[label];
     if (label == 0) continue;
-    for (int j = 0; j < 4; ++j) EXPECT_NEAR(extra[static_cast<size_t>(4 * k + j)], want[label - 2][j], 1e-5);
+    for (int j = 0; j < 4; ++j)
+      EXPECT_NEAR(extra[static_cast<size_t>(4 * k + j)], want[label - 2][j], 1e-5);
   }
   EXPECT_GE(positives[2], 1);
   EXPECT_GE(positives[3], 1);
@@ -92,7 +97,8 @@ TEST(DetectionData, WithoutAugmentationTheTargetsAreTheGroundTruthBoxes) {
 
 TEST(DetectionData, AugmentationIsAFunctionOfTheSampleRng) {
   const std::string dir = MakeFolder("rng");
-  auto split = std::make_shared<const DetectionSplit>(LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
+  auto split = std::make_shared<const DetectionSplit>(
+      LoadDetectionSplit(dir + "/instances.json", dir + "/images", true));
   torch::set_num_threads(1);
   const torch::Tensor dboxes = models::MakeDefaultBoxes(models::MiniDefaultBoxes(64, {8, 4, 2, 1}));
   SsdInputOptions o;
@@ -122,7 +128,8 @@ TEST(DetectionData, ColorJitterKeepsTheRangeAndIsIdentityAtZero) {
 
 // One pixel per column: pure red, yellow, green, a gray and an orange (255, 128, 0).
 torch::Tensor HuePixels() {
-  return torch::tensor({255.f, 255.f, 0.f, 90.f, 255.f, 0.f, 255.f, 255.f, 90.f, 128.f, 0.f, 0.f, 0.f, 90.f, 0.f})
+  return torch::tensor({255.f, 255.f, 0.f, 90.f, 255.f, 0.f, 255.f, 255.f, 90.f, 128.f, 0.f, 0.f,
+                        0.f, 90.f, 0.f})
       .view({3, 1, 5});
 }
 
@@ -132,7 +139,8 @@ TEST(DetectionData, AdjustHueRotatesTheColourCircleAndLeavesGraysAlone) {
   // A third of the circle: red -> green, yellow (60 deg) -> cyan, green -> blue; gray stays;
   // orange (30 deg) -> (0, 255, 128) at 150 deg.
   const torch::Tensor third = AdjustHue(x, 1.0 / 3.0);
-  const torch::Tensor want = torch::tensor({0.f, 0.f, 0.f, 90.f, 0.f, 255.f, 255.f, 0.f, 90.f, 255.f, 0.f, 255.f, 255.f, 90.f, 128.f})
+  const torch::Tensor want = torch::tensor({0.f, 0.f, 0.f, 90.f, 0.f, 255.f, 255.f, 0.f, 90.f,
+                                            255.f, 0.f, 255.f, 255.f, 90.f, 128.f})
                                  .view({3, 1, 5});
   EXPECT_TRUE(torch::allclose(third, want, 1e-4, 0.6)) << third;
   // Backwards past 0 wraps: red - 1/6 of the circle = magenta.
@@ -151,8 +159,9 @@ TEST(DetectionData, AnImageOfAnotherSizeThanItsAnnotationIsAnErrorNamingIt) {
     DecodeImageTensor(val.images[1]);
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("2.jpg: image id 2 is 40x48 pixels, its annotation says 64x48"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("2.jpg: image id 2 is 40x48 pixels, its annotation says 64x48"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -212,23 +221,29 @@ TEST(DetectionData, MaskRcnnInputIsBgrMinusTheMeansZeroPaddedWithItsGeometry) {
 
 TEST(DetectionData, MaskRcnnTargetsScaleAndMirrorBoxesAndMasksTogether) {
   const std::string dir = MakeFolder("maskrcnn_target");
-  const DetectionSplit split = LoadDetectionSplit(dir + "/instances.json", dir + "/images", true, true);
+  const DetectionSplit split =
+      LoadDetectionSplit(dir + "/instances.json", dir + "/images", true, true);
   ASSERT_EQ(split.images[0].segmentations.size(), 2u);
   // The 16x16 square at (8, 8) and the 24x20 box at (30, 20) of the 64x48 image, at 32x24.
   MaskRcnnTargetData t = MakeMaskRcnnTarget(split.images[0], 24, 32, false);
-  EXPECT_TRUE(torch::allclose(t.boxes, torch::tensor({4.f, 4.f, 12.f, 12.f, 15.f, 10.f, 27.f, 20.f}).view({2, 4})));
+  EXPECT_TRUE(torch::allclose(
+      t.boxes, torch::tensor({4.f, 4.f, 12.f, 12.f, 15.f, 10.f, 27.f, 20.f}).view({2, 4})));
   EXPECT_EQ(t.labels[0].item<int64_t>(), 2);
   ASSERT_EQ(t.masks.sizes(), (std::vector<int64_t>{2, 24, 32}));
   // Each mask is its (scaled) polygon: exactly the box's pixels.
   for (int64_t i = 0; i < 2; ++i) {
     auto b = t.boxes[i];
-    const int64_t x0 = b[0].item<int64_t>(), y0 = b[1].item<int64_t>(), x1 = b[2].item<int64_t>(), y1 = b[3].item<int64_t>();
+    const int64_t x0 = b[0].item<int64_t>(), y0 = b[1].item<int64_t>(), x1 = b[2].item<int64_t>(),
+                  y1 = b[3].item<int64_t>();
     EXPECT_EQ(t.masks[i].sum().item<int64_t>(), (x1 - x0) * (y1 - y0)) << i;
-    EXPECT_EQ(t.masks[i].narrow(0, y0, y1 - y0).narrow(1, x0, x1 - x0).sum().item<int64_t>(), (x1 - x0) * (y1 - y0)) << i;
+    EXPECT_EQ(t.masks[i].narrow(0, y0, y1 - y0).narrow(1, x0, x1 - x0).sum().item<int64_t>(),
+              (x1 - x0) * (y1 - y0))
+        << i;
   }
   // Mirrored: boxes x -> 32 - x, masks flipped along the width, the same pixels otherwise.
   MaskRcnnTargetData f = MakeMaskRcnnTarget(split.images[0], 24, 32, true);
-  EXPECT_TRUE(torch::allclose(f.boxes, torch::tensor({20.f, 4.f, 28.f, 12.f, 5.f, 10.f, 17.f, 20.f}).view({2, 4})));
+  EXPECT_TRUE(torch::allclose(
+      f.boxes, torch::tensor({20.f, 4.f, 28.f, 12.f, 5.f, 10.f, 17.f, 20.f}).view({2, 4})));
   EXPECT_TRUE(torch::equal(f.masks, t.masks.flip({2})));
   // A split read without masks cannot give targets.
   const DetectionSplit plain = LoadDetectionSplit(dir + "/instances.json", dir + "/images", true);

@@ -13,7 +13,8 @@ namespace trainbench::workloads {
 namespace {
 
 TEST(ObjectDetectionOptions, MiniDefaults) {
-  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "mini"), "mini");
+  const auto o =
+      ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "mini"), "mini");
   EXPECT_EQ(o.detection.batch_size, 32);
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.04);
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_2, 28.0);
@@ -27,7 +28,8 @@ TEST(ObjectDetectionOptions, MiniDefaults) {
 }
 
 TEST(ObjectDetectionOptions, FullDefaults) {
-  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "full"), "full");
+  const auto o =
+      ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "full"), "full");
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.0025);
   EXPECT_EQ(o.detection.num_classes, 81);
   EXPECT_EQ(o.detection.max_detections, 200);
@@ -52,8 +54,8 @@ TEST(ObjectDetectionOptions, ErrorsNameTheKey) {
 }
 
 TEST(InstanceSegmentationOptions, MiniDefaults) {
-  const auto o =
-      InstanceSegmentationOptions::FromConfig(ReferenceConfig("instance_segmentation", "mini"), "mini");
+  const auto o = InstanceSegmentationOptions::FromConfig(
+      ReferenceConfig("instance_segmentation", "mini"), "mini");
   EXPECT_EQ(o.detection.batch_size, 16);
   EXPECT_DOUBLE_EQ(o.detection.weight_decay, 0.0001);
   EXPECT_EQ(o.detection.max_detections, 100);
@@ -68,8 +70,8 @@ TEST(InstanceSegmentationOptions, MiniDefaults) {
 }
 
 TEST(InstanceSegmentationOptions, FullDefaults) {
-  const auto o =
-      InstanceSegmentationOptions::FromConfig(ReferenceConfig("instance_segmentation", "full"), "full");
+  const auto o = InstanceSegmentationOptions::FromConfig(
+      ReferenceConfig("instance_segmentation", "full"), "full");
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_1, 8.19);
   EXPECT_EQ(o.detection.eval_batch_size, 8);
   EXPECT_EQ(o.min_size, 800);

@@ -7,24 +7,32 @@
 
 namespace trainbench::workloads {
 
-torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int history, const torch::Device& device) {
+torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int history,
+                         const torch::Device& device) {
   TB_CHECK(!positions.empty(), "GoFeatures of no positions");
   const int n = positions[0]->board.size();
   const int64_t per = static_cast<int64_t>(go::FeaturePlanes(history)) * n * n;
-  torch::Tensor t = torch::empty({static_cast<int64_t>(positions.size()), go::FeaturePlanes(history), n, n});
+  torch::Tensor t =
+      torch::empty({static_cast<int64_t>(positions.size()), go::FeaturePlanes(history), n, n});
   float* out = t.data_ptr<float>();
-  for (size_t k = 0; k < positions.size(); ++k) go::WriteFeatures(*positions[k], history, out + k * per);
+  for (size_t k = 0; k < positions.size(); ++k)
+    go::WriteFeatures(*positions[k], history, out + k * per);
   return device.is_cpu() ? t : t.to(device);
 }
 
-GoNetEvaluator::GoNetEvaluator(models::GoNet net, torch::Device device, int history, bool channels_last)
+GoNetEvaluator::GoNetEvaluator(models::GoNet net, torch::Device device, int history,
+                               bool channels_last)
     : net_(std::move(net)), device_(device), history_(history), channels_last_(channels_last) {}
 
-GoNetEvaluator::GoNetEvaluator(std::shared_ptr<const models::FoldedGoNet> folded, torch::Device device, int history,
-                               bool channels_last)
-    : folded_(std::move(folded)), device_(device), history_(history), channels_last_(channels_last) {}
+GoNetEvaluator::GoNetEvaluator(std::shared_ptr<const models::FoldedGoNet> folded,
+                               torch::Device device, int history, bool channels_last)
+    : folded_(std::move(folded)),
+      device_(device),
+      history_(history),
+      channels_last_(channels_last) {}
 
-void GoNetEvaluator::Evaluate(const std::vector<const go::Position*>& positions, std::vector<go::Evaluation>* out) {
+void GoNetEvaluator::Evaluate(const std::vector<const go::Position*>& positions,
+                              std::vector<go::Evaluation>* out) {
   out->clear();
   if (positions.empty()) return;
   torch::NoGradGuard no_grad;

@@ -21,7 +21,8 @@ class GoNetEvaluator : public go::Evaluator {
   // The same network with its BatchNorms folded (models::FoldedGoNet, shared read-only).
   GoNetEvaluator(std::shared_ptr<const models::FoldedGoNet> folded, torch::Device device,
                  int history = go::Position::kHistory, bool channels_last = false);
-  void Evaluate(const std::vector<const go::Position*>& positions, std::vector<go::Evaluation>* out) override;
+  void Evaluate(const std::vector<const go::Position*>& positions,
+                std::vector<go::Evaluation>* out) override;
   int64_t positions_evaluated() const { return evaluated_; }
 
  private:
@@ -34,6 +35,7 @@ class GoNetEvaluator : public go::Evaluator {
 };
 
 // The input planes of `positions` as a [B, planes, N, N] float tensor on `device`.
-torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int history, const torch::Device& device);
+torch::Tensor GoFeatures(const std::vector<const go::Position*>& positions, int history,
+                         const torch::Device& device);
 
 }  // namespace trainbench::workloads

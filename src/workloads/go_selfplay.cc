@@ -79,7 +79,8 @@ class Stepper {
       const size_t count = g.mcts.Pending().size();
       if (o_.playout_weight > 0) {
         for (size_t k = g.first; k < g.first + count; ++k) {
-          go::MixPlayout(*batch_[k], o_.playout_weight, g.playout_rng, playout_moves, o_.incremental_playouts, &evals_[k]);
+          go::MixPlayout(*batch_[k], o_.playout_weight, g.playout_rng, playout_moves,
+                         o_.incremental_playouts, &evals_[k]);
         }
       }
       g.mcts.Provide(evals_.data() + g.first, count);
@@ -104,7 +105,8 @@ class Stepper {
   std::vector<go::Evaluation> evals_;
 };
 
-std::vector<std::unique_ptr<GameInPlay>> StartGames(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds) {
+std::vector<std::unique_ptr<GameInPlay>> StartGames(const SelfPlayOptions& o,
+                                                    const std::vector<uint64_t>& seeds) {
   std::vector<std::unique_ptr<GameInPlay>> games;
   for (uint64_t seed : seeds) {
     games.push_back(std::make_unique<GameInPlay>(o, seed));
@@ -139,7 +141,8 @@ std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const Self
 }
 
 struct SelfPlayPool::State {
-  State(const SelfPlayOptions& options, const std::vector<uint64_t>& seeds, int threads, int per_call)
+  State(const SelfPlayOptions& options, const std::vector<uint64_t>& seeds, int threads,
+        int per_call)
       : o(options), games(StartGames(o, seeds)), threads(threads), per_call(per_call) {}
   const SelfPlayOptions o;
   std::vector<std::unique_ptr<GameInPlay>> games;
@@ -150,7 +153,8 @@ struct SelfPlayPool::State {
   bool failed = false;
 };
 
-SelfPlayPool::SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds, int threads, int per_call)
+SelfPlayPool::SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds,
+                           int threads, int per_call)
     : s_(std::make_unique<State>(o, seeds, std::max(1, threads), std::max(1, per_call))) {}
 SelfPlayPool::~SelfPlayPool() = default;
 
@@ -210,8 +214,9 @@ std::vector<SelfPlayGame> SelfPlayPool::Take() {
   return Results(s_->games);
 }
 
-TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const std::deque<GoSample>& window,
-                         int64_t steps, int64_t batch, int history, std::mt19937_64& rng, const torch::Device& device) {
+TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt,
+                         const std::deque<GoSample>& window, int64_t steps, int64_t batch,
+                         int history, std::mt19937_64& rng, const torch::Device& device) {
   TrainStats st;
   if (window.empty() || steps <= 0) return st;
   const int n = static_cast<int>(net->options().board_size());
@@ -231,7 +236,8 @@ TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const
       const GoSample& s = window[pick(rng)];
       const int t = sym(rng);
       go::ApplySymmetry(s.planes.data(), planes, n, t, xp + b * planes * n * n);
-      for (int64_t m = 0; m < moves; ++m) pp[b * moves + go::SymmetricMoveIndex(static_cast<int>(m), n, t)] = s.policy[m];
+      for (int64_t m = 0; m < moves; ++m)
+        pp[b * moves + go::SymmetricMoveIndex(static_cast<int>(m), n, t)] = s.policy[m];
       zp[b] = s.value;
     }
     auto [logits, value] = net->forward(x.to(device));
@@ -249,7 +255,8 @@ TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const
   return st;
 }
 
-double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
+double MovePredictionAccuracy(models::GoNet& net,
+                              const std::vector<go::LabelledPosition>& positions, int history,
                               const torch::Device& device, int64_t batch, double* pass_fraction) {
   if (pass_fraction != nullptr) *pass_fraction = 0.0;
   if (positions.empty()) return 0.0;
@@ -283,7 +290,8 @@ double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::Labelled
     }
   }
   if (was_training) net->train();
-  if (pass_fraction != nullptr) *pass_fraction = static_cast<double>(passes) / static_cast<double>(positions.size());
+  if (pass_fraction != nullptr)
+    *pass_fraction = static_cast<double>(passes) / static_cast<double>(positions.size());
   return static_cast<double>(correct) / static_cast<double>(positions.size());
 }
 

@@ -29,7 +29,7 @@ struct SelfPlayOptions {
   int size = 9;
   double komi = 7.5;
   int history = go::Position::kHistory;
-  int max_moves = 0;  // 0: 2 * size * size
+  int max_moves = 0;     // 0: 2 * size * size
   go::MctsOptions mcts;  // root_noise and temperature_moves are used as given
   // Value target = (1 - q_weight) * z + q_weight * q, z the game's outcome (+1 win, -1 loss, 0
   // tie) and q the search's mean value at the root, both for the player to move. MiniGo trains
@@ -72,7 +72,8 @@ std::vector<SelfPlayGame> PlaySelfPlayGames(go::Evaluator& evaluator, const Self
 // so with a real network the games can differ from run to run within float rounding.
 class SelfPlayPool {
  public:
-  SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds, int threads, int per_call);
+  SelfPlayPool(const SelfPlayOptions& o, const std::vector<uint64_t>& seeds, int threads,
+               int per_call);
   ~SelfPlayPool();
   // Returns when every game is over (or another thread's Play failed: it rethrows its error).
   void Play(go::Evaluator& evaluator);
@@ -92,13 +93,16 @@ struct TrainStats {
 // `steps` SGD steps on random minibatches of `batch` samples drawn from `window`, each sample
 // under a random one of the 8 symmetries. Loss: cross-entropy to the visit distribution +
 // mean squared error to the outcome (weight decay, if any, is the optimizer's).
-TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt, const std::deque<GoSample>& window,
-                         int64_t steps, int64_t batch, int history, std::mt19937_64& rng, const torch::Device& device);
+TrainStats TrainOnWindow(models::GoNet& net, torch::optim::Optimizer& opt,
+                         const std::deque<GoSample>& window, int64_t steps, int64_t batch,
+                         int history, std::mt19937_64& rng, const torch::Device& device);
 
 // Fraction of `positions` where the network's most likely legal move (pass included) is the
 // expert's move, evaluated in batches of `batch`. With `pass_fraction`, also the fraction of
 // positions where that move is a pass (a policy that has collapsed onto passing shows here).
-double MovePredictionAccuracy(models::GoNet& net, const std::vector<go::LabelledPosition>& positions, int history,
-                              const torch::Device& device, int64_t batch = 256, double* pass_fraction = nullptr);
+double MovePredictionAccuracy(models::GoNet& net,
+                              const std::vector<go::LabelledPosition>& positions, int history,
+                              const torch::Device& device, int64_t batch = 256,
+                              double* pass_fraction = nullptr);
 
 }  // namespace trainbench::workloads

@@ -69,14 +69,16 @@ TEST(SelfPlay, GameSamplesCarryPolicyAndOutcome) {
 // priors from the position's hash, the value from its area score. Records the batch sizes.
 class PositionEvaluator : public go::Evaluator {
  public:
-  void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
+  void Evaluate(const std::vector<const go::Position*>& ps,
+                std::vector<go::Evaluation>* out) override {
     out->clear();
     batch_sizes.push_back(ps.size());
     for (const go::Position* p : ps) {
       const int n = p->board.size();
       go::Evaluation e;
       const uint64_t h = p->board.hash() ^ (p->to_play == go::kBlack ? 0x9e3779b97f4a7c15ull : 0);
-      for (int k = 0; k <= n * n; ++k) e.priors.push_back(1.0f + static_cast<float>((h >> (k % 60)) & 7));
+      for (int k = 0; k <= n * n; ++k)
+        e.priors.push_back(1.0f + static_cast<float>((h >> (k % 60)) & 7));
       const double score = p->board.Score(p->komi);
       e.value = static_cast<float>(std::tanh((p->to_play == go::kBlack ? score : -score) / 5.0));
       out->push_back(std::move(e));
@@ -121,8 +123,10 @@ TEST(SelfPlay, GamesInLockstepAreTheGamesPlayedOneByOne) {
   PositionEvaluator shared;
   std::vector<SelfPlayGame> together = PlaySelfPlayGames(shared, o, seeds);
   ASSERT_EQ(together.size(), seeds.size());
-  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(together[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
-  EXPECT_NE(one_by_one[0].game.moves(), one_by_one[1].game.moves()) << "the seeds should give different games";
+  for (size_t k = 0; k < seeds.size(); ++k)
+    ExpectSameGame(together[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  EXPECT_NE(one_by_one[0].game.moves(), one_by_one[1].game.moves())
+      << "the seeds should give different games";
   EXPECT_LE(*std::max_element(alone.batch_sizes.begin(), alone.batch_sizes.end()), 4u);
   EXPECT_EQ(*std::max_element(shared.batch_sizes.begin(), shared.batch_sizes.end()), 12u);
   EXPECT_LT(shared.batch_sizes.size(), alone.batch_sizes.size());
@@ -148,11 +152,13 @@ TEST(SelfPlay, PoolGamesOnTwoThreadsAreTheGamesPlayedOneByOne) {
   other.join();
   std::vector<SelfPlayGame> shared = pool.Take();
   ASSERT_EQ(shared.size(), seeds.size());
-  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(shared[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  for (size_t k = 0; k < seeds.size(); ++k)
+    ExpectSameGame(shared[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
   for (const PositionEvaluator* e : {&a, &b}) {
     for (size_t n : e->batch_sizes) EXPECT_LE(n, 2u * 4u);
   }
-  EXPECT_EQ(*std::max_element(a.batch_sizes.begin(), a.batch_sizes.end()), 8u) << "two games per call at the start";
+  EXPECT_EQ(*std::max_element(a.batch_sizes.begin(), a.batch_sizes.end()), 8u)
+      << "two games per call at the start";
   EXPECT_LT(a.batch_sizes.size() + b.batch_sizes.size(), alone.batch_sizes.size());
 }
 
@@ -168,7 +174,8 @@ TEST(SelfPlay, PoolOnOneThreadPlaysEveryGame) {
   pool.Play(e);
   std::vector<SelfPlayGame> games = pool.Take();
   ASSERT_EQ(games.size(), seeds.size());
-  for (size_t k = 0; k < seeds.size(); ++k) ExpectSameGame(games[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
+  for (size_t k = 0; k < seeds.size(); ++k)
+    ExpectSameGame(games[k], one_by_one[k], "seed " + std::to_string(seeds[k]));
   EXPECT_EQ(*std::max_element(e.batch_sizes.begin(), e.batch_sizes.end()), 8u);
 }
 
@@ -178,7 +185,8 @@ TEST(SelfPlay, PoolOnOneThreadPlaysEveryGame) {
 TEST(SelfPlay, PoolFailureOnOneThreadEndsEveryThread) {
   class Failing : public PositionEvaluator {
    public:
-    void Evaluate(const std::vector<const go::Position*>& ps, std::vector<go::Evaluation>* out) override {
+    void Evaluate(const std::vector<const go::Position*>& ps,
+                  std::vector<go::Evaluation>* out) override {
       if (++calls_ == 5) throw std::runtime_error("network failed");
       PositionEvaluator::Evaluate(ps, out);
     }
@@ -211,7 +219,8 @@ TEST(SelfPlay, PlayoutWeightIsThePlayoutMixEvaluator) {
   ExpectSameGame(PlaySelfPlayGame(net4, o, 11), wrapped, "seed 11, incremental playouts");
   o.playout_weight = 0.0f;
   PositionEvaluator net3;
-  EXPECT_NE(PlaySelfPlayGame(net3, o, 11).game.moves(), wrapped.game.moves()) << "the playouts should change the game";
+  EXPECT_NE(PlaySelfPlayGame(net3, o, 11).game.moves(), wrapped.game.moves())
+      << "the playouts should change the game";
 }
 
 TEST(SelfPlay, TrainingOnSelfPlayLowersBothLosses) {

@@ -114,10 +114,11 @@ class ImageClassification : public train::Workload {
   }
 
   void LoadData() override {
-    const data::BatchLoaderOptions train_opts =
-        data::TrainLoaderOptions(opts_.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"),
-                                 ctx_.rank, ctx_.world_size, ctx_.loader_threads);
-    const data::BatchLoaderOptions eval_opts = data::EvalLoaderOptions(train_opts, opts_.eval_batch_size);
+    const data::BatchLoaderOptions train_opts = data::TrainLoaderOptions(
+        opts_.batch_size / ctx_.world_size, core::SeedFor(ctx_.seed, "data"), ctx_.rank,
+        ctx_.world_size, ctx_.loader_threads);
+    const data::BatchLoaderOptions eval_opts =
+        data::EvalLoaderOptions(train_opts, opts_.eval_batch_size);
     if (opts_.dataset == ImageClassificationOptions::Dataset::kFashionMnist) {
       auto train =
           std::make_shared<const data::MnistSplit>(data::LoadMnistSplit(ctx_.data_dir, "train"));

@@ -13,7 +13,8 @@ namespace trainbench::workloads {
 namespace {
 
 TEST(MiniGoOptions, MiniDefaults) {
-  const MiniGoOptions o = MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "mini");
+  const MiniGoOptions o =
+      MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "mini");
   EXPECT_EQ(o.board_size, 9);
   EXPECT_EQ(o.filters, 16);
   EXPECT_EQ(o.batch_size, 64);
@@ -27,7 +28,8 @@ TEST(MiniGoOptions, MiniDefaults) {
 }
 
 TEST(MiniGoOptions, FullDefaults) {
-  const MiniGoOptions o = MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "full"), "full");
+  const MiniGoOptions o =
+      MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "full"), "full");
   EXPECT_EQ(o.blocks, 9);
   EXPECT_EQ(o.games_per_generation, 1000);
   EXPECT_EQ(o.train_steps, 2000);
@@ -56,7 +58,9 @@ TEST(MiniGoOptions, ErrorsNameTheKey) {
   c.erase("readouts");
   EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
             "configuration key \"readouts\": missing from the configuration");
-  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "huge"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "huge");
+            }),
             "minigo has no scale \"huge\"");
 }
 

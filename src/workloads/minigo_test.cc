@@ -3,9 +3,8 @@
 // the same result.
 #include "workloads/minigo.h"
 
-#include <gtest/gtest.h>
-
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,16 +33,49 @@ class Steps : public train::TrainControl {
 };
 
 core::Json Config() {
-  return core::Json{{"board_size", 5},   {"komi", 7.5},         {"filters", 8},           {"blocks", 1},
-                    {"value_fc", 8},     {"base_lr", 0.02},     {"momentum", 0.9},        {"weight_decay", 1e-4},
-                    {"games_per_generation", 4}, {"train_steps", 20}, {"batch_size", 32}, {"window_generations", 2},
-                    {"max_game_moves", 40}, {"readouts", 8},    {"mcts_batch", 4},        {"c_puct", 1.5},
-                    {"dirichlet_alpha", 0.5}, {"noise_fraction", 0.25}, {"temperature_moves", 6},
-                    {"pass_allowed_from_move", 10}, {"playout_weight", 0.5}, {"value_target_q_weight", 0.0},
-                    {"eval_readouts", 8}, {"gnugo_games", 0}, {"gnugo_every", 1}, {"gnugo_level", 1}, {"gnugo_binary", "/usr/games/gnugo"}, {"malloc_reuse", false}, {"parallel_games", 1}, {"balance_games", false}, {"search_precision", "fp32"}, {"search_blas_threads", 0}, {"channels_last", false}, {"incremental_playouts", false}, {"search_node_pool", false}, {"train_threads", 0}, {"fold_batchnorm", false}, {"gating_games", 0}, {"gating_win_rate", 0.55}};
+  return core::Json{{"board_size", 5},
+                    {"komi", 7.5},
+                    {"filters", 8},
+                    {"blocks", 1},
+                    {"value_fc", 8},
+                    {"base_lr", 0.02},
+                    {"momentum", 0.9},
+                    {"weight_decay", 1e-4},
+                    {"games_per_generation", 4},
+                    {"train_steps", 20},
+                    {"batch_size", 32},
+                    {"window_generations", 2},
+                    {"max_game_moves", 40},
+                    {"readouts", 8},
+                    {"mcts_batch", 4},
+                    {"c_puct", 1.5},
+                    {"dirichlet_alpha", 0.5},
+                    {"noise_fraction", 0.25},
+                    {"temperature_moves", 6},
+                    {"pass_allowed_from_move", 10},
+                    {"playout_weight", 0.5},
+                    {"value_target_q_weight", 0.0},
+                    {"eval_readouts", 8},
+                    {"gnugo_games", 0},
+                    {"gnugo_every", 1},
+                    {"gnugo_level", 1},
+                    {"gnugo_binary", "/usr/games/gnugo"},
+                    {"malloc_reuse", false},
+                    {"parallel_games", 1},
+                    {"balance_games", false},
+                    {"search_precision", "fp32"},
+                    {"search_blas_threads", 0},
+                    {"channels_last", false},
+                    {"incremental_playouts", false},
+                    {"search_node_pool", false},
+                    {"train_threads", 0},
+                    {"fold_batchnorm", false},
+                    {"gating_games", 0},
+                    {"gating_win_rate", 0.55}};
 }
 
-std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed, int parallel_games = 1) {
+std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t seed,
+                                             int parallel_games = 1) {
   train::RunContext ctx;
   ctx.config = Config();
   ctx.config["parallel_games"] = parallel_games;
@@ -79,7 +111,8 @@ std::string FiveByFiveData(const std::string& name) {
 TEST(MiniGo, TwoGenerationsThenMovePrediction) {
   go::GnuGoOptions g;
   g.size = 5;
-  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  if (::access(g.binary.c_str(), X_OK) != 0)
+    GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo");
   auto [acc, n] = RunTwoGenerations(data, 9);
   EXPECT_GT(n, 10);
@@ -99,7 +132,8 @@ TEST(MiniGo, TwoGenerationsThenMovePrediction) {
 
 TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
   go::GnuGoOptions g;
-  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  if (::access(g.binary.c_str(), X_OK) != 0)
+    GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo_gnugo");
   train::RunContext ctx;
   ctx.config = Config();
@@ -139,16 +173,17 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
 }
 
 // The optimized tuning's options together, through every search of the loop: self-play games in
-// lockstep shared by the threads (balance_games), gating and games against GNU Go, each with a folded bf16 NHWC network and
-// incremental playouts, the searches' GEMMs on one OpenBLAS thread, and training on one thread.
-// They are logged as set.
+// lockstep shared by the threads (balance_games), gating and games against GNU Go, each with a
+// folded bf16 NHWC network and incremental playouts, the searches' GEMMs on one OpenBLAS thread,
+// and training on one thread. They are logged as set.
 TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   go::GnuGoOptions g;
-  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  if (::access(g.binary.c_str(), X_OK) != 0)
+    GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo_options");
   // The definition names the logged keys (train::LoggedSetting).
-  static const core::BenchmarkDef def =
-      core::LoadBenchmarkDef(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/reinforcement_learning.yaml");
+  static const core::BenchmarkDef def = core::LoadBenchmarkDef(
+      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/reinforcement_learning.yaml");
   train::RunContext ctx;
   ctx.scale = &def.Scale("mini");
   ctx.config = Config();
@@ -187,7 +222,8 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   EXPECT_EQ(logged["fold_batchnorm"], true);
   EXPECT_EQ(logged["search_blas_threads"], 1);
   using GetThreads = int (*)();
-  auto blas_threads = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  auto blas_threads =
+      reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
   const int blas_before = blas_threads ? blas_threads() : 0;
   w->LoadData();
   Steps control;
@@ -202,13 +238,15 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   ASSERT_TRUE(r.extra.contains("gating_win_rate"));
   ASSERT_TRUE(r.extra.contains("gnugo_win_rate"));
   EXPECT_EQ(r.extra["gnugo_games"].get<int>(), 1);
-  if (blas_threads) EXPECT_EQ(blas_threads(), blas_before) << "the searches' BLAS thread count outlived them";
+  if (blas_threads)
+    EXPECT_EQ(blas_threads(), blas_before) << "the searches' BLAS thread count outlived them";
   std::filesystem::remove_all(data);
 }
 
 TEST(MiniGo, AFailingOpponentNamesTheCommand) {
   go::GnuGoOptions g;
-  if (::access(g.binary.c_str(), X_OK) != 0) GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
+  if (::access(g.binary.c_str(), X_OK) != 0)
+    GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo_false");
   train::RunContext ctx;
   ctx.config = Config();
@@ -238,7 +276,8 @@ TEST(MiniGo, MissingHeldOutGamesNameTheFolder) {
     w->LoadData();
     FAIL() << "no error";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/go/test: folder of .sgf games not found"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/go/test: folder of .sgf games not found"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -13,7 +13,8 @@ torch::Tensor PositiveRanks(const torch::Tensor& scores, int64_t positive_column
   return torch::where(pos.squeeze(1).isnan(), torch::full_like(rank, scores.size(1)), rank);
 }
 
-void AccumulateRanking(const torch::Tensor& scores, int64_t k, RankingSums* sums, int64_t positive_column) {
+void AccumulateRanking(const torch::Tensor& scores, int64_t k, RankingSums* sums,
+                       int64_t positive_column) {
   torch::Tensor rank = PositiveRanks(scores, positive_column).to(torch::kFloat64);
   torch::Tensor hit = rank.lt(static_cast<double>(k)).to(torch::kFloat64);
   torch::Tensor ndcg = hit * (std::log(2.0) / torch::log(rank + 2.0));

@@ -12,8 +12,8 @@
 namespace trainbench::workloads {
 
 struct RankingSums {
-  double hits = 0;   // sum of HR@K over users
-  double ndcg = 0;   // sum of NDCG@K over users
+  double hits = 0;  // sum of HR@K over users
+  double ndcg = 0;  // sum of NDCG@K over users
   int64_t users = 0;
 };
 
@@ -22,6 +22,7 @@ struct RankingSums {
 torch::Tensor PositiveRanks(const torch::Tensor& scores, int64_t positive_column = 0);
 
 // Adds the batch's HR@K and NDCG@K sums to *sums (synchronises the device once).
-void AccumulateRanking(const torch::Tensor& scores, int64_t k, RankingSums* sums, int64_t positive_column = 0);
+void AccumulateRanking(const torch::Tensor& scores, int64_t k, RankingSums* sums,
+                       int64_t positive_column = 0);
 
 }  // namespace trainbench::workloads

@@ -10,17 +10,16 @@ namespace {
 TEST(RankingMetricsTest, RanksCountNegativesScoringAtLeastThePositive) {
   // Positive in column 0. Row 0: best -> rank 0. Row 1: two negatives above -> rank 2.
   // Row 2: one tie, one above -> rank 2 (ties count against). Row 3: all equal -> rank 3.
-  torch::Tensor s = torch::tensor({{0.9, 0.1, 0.2, 0.3},
-                                   {0.5, 0.6, 0.7, 0.1},
-                                   {0.5, 0.5, 0.9, 0.1},
-                                   {0.2, 0.2, 0.2, 0.2}});
+  torch::Tensor s = torch::tensor(
+      {{0.9, 0.1, 0.2, 0.3}, {0.5, 0.6, 0.7, 0.1}, {0.5, 0.5, 0.9, 0.1}, {0.2, 0.2, 0.2, 0.2}});
   EXPECT_TRUE(torch::equal(PositiveRanks(s), torch::tensor({0, 2, 2, 3}, torch::kInt64)));
 }
 
 TEST(RankingMetricsTest, HitRateAndNdcgByHand) {
-  torch::Tensor s = torch::tensor({{0.9, 0.1, 0.2, 0.3},    // rank 0: hit, ndcg 1
-                                   {0.5, 0.6, 0.7, 0.1},    // rank 2: hit at K=3, ndcg 1/log2(4) = 0.5
-                                   {0.1, 0.5, 0.9, 0.3}});  // rank 3: no hit at K=3
+  torch::Tensor s =
+      torch::tensor({{0.9, 0.1, 0.2, 0.3},    // rank 0: hit, ndcg 1
+                     {0.5, 0.6, 0.7, 0.1},    // rank 2: hit at K=3, ndcg 1/log2(4) = 0.5
+                     {0.1, 0.5, 0.9, 0.3}});  // rank 3: no hit at K=3
   RankingSums k3;
   AccumulateRanking(s, 3, &k3);
   EXPECT_EQ(k3.users, 3);

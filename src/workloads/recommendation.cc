@@ -156,7 +156,8 @@ class Recommendation : public train::Workload {
   int64_t EvalSamples() const override { return data_.num_users; }
 
   train::LoggedEvents LoggedDataFacts() const override {
-    return {{core::keys::kEvalHpNumUsers, data_.num_users}, {core::keys::kTrainbenchDataset, dataset_fact_}};
+    return {{core::keys::kEvalHpNumUsers, data_.num_users},
+            {core::keys::kTrainbenchDataset, dataset_fact_}};
   }
 
   void TrainEpoch(int epoch, train::TrainControl& control) override {

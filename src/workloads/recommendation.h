@@ -7,8 +7,9 @@
 // - full: MovieLens-20M's ratings.csv; users with fewer than 20 ratings are dropped, as the
 //   reference does.
 // Both: binary cross-entropy on 1 positive + 4 sampled negatives per training positive,
-// re-sampled every epoch; Adam or LazyAdam (sparse embedding gradients); the keys the MLPerf `ncf` rules name (rules/trainbench-1.0/
-// closed_ncf.yaml). The model is built in LoadData (timed): its table sizes come from the data.
+// re-sampled every epoch; Adam or LazyAdam (sparse embedding gradients); the keys the MLPerf `ncf`
+// rules name (rules/trainbench-1.0/ closed_ncf.yaml). The model is built in LoadData (timed): its
+// table sizes come from the data.
 #pragma once
 
 #include <memory>

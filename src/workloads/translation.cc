@@ -140,7 +140,8 @@ class Translation : public train::Workload {
       // from the end of the warmup, which the reference's formula turns into the same constant
       // rate. docs/benchmarks/translation.md.
       namespace k = core::keys;
-      const Json no_decay = {{core::keys::kMdTrainbenchSchedule, "linear warmup, then constant: no decay"}};
+      const Json no_decay = {
+          {core::keys::kMdTrainbenchSchedule, "linear warmup, then constant: no decay"}};
       h.push_back({k::kOptLrAltWarmupFunc, false, {{core::keys::kMdTrainbenchWarmup, "linear"}}});
       h.push_back({k::kOptLrAltDecayFunc, false, no_decay});
       h.push_back({k::kOptLrRemainSteps, opts_.warmup_steps, no_decay});

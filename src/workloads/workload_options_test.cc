@@ -8,8 +8,8 @@
 
 #include "core/benchmark_def.h"
 #include "core/error.h"
-#include "workloads/options_test_util.h"
 #include "workloads/image_classification_options.h"
+#include "workloads/options_test_util.h"
 #include "workloads/recommendation_options.h"
 #include "workloads/translation_options.h"
 
@@ -204,11 +204,13 @@ TEST(TranslationOptions, Errors) {
   c["bleu_tokenize"] = "spm";
   EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", "mini"); }),
             "unknown BLEU tokenizer \"spm\" (known: 13a, intl, t2t, none)");
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "lstm", "mini"); }),
-            "translation: unknown architecture \"lstm\"");
+  EXPECT_EQ(
+      ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "lstm", "mini"); }),
+      "translation: unknown architecture \"lstm\"");
   // The GNMT keys are not in the Transformer's definition.
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "gnmt", "mini"); }),
-            "configuration key \"hidden_size\": missing from the configuration");
+  EXPECT_EQ(
+      ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "gnmt", "mini"); }),
+      "configuration key \"hidden_size\": missing from the configuration");
 }
 
 }  // namespace

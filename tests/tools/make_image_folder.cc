@@ -11,12 +11,14 @@
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s OUT_DIR CLASSES TRAIN_PER_CLASS VAL_PER_CLASS [WIDTH HEIGHT]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OUT_DIR CLASSES TRAIN_PER_CLASS VAL_PER_CLASS [WIDTH HEIGHT]\n",
+                 argv[0]);
     return 2;
   }
   const std::string out = argv[1];
   const int classes = std::atoi(argv[2]), train = std::atoi(argv[3]), val = std::atoi(argv[4]);
-  const int width = argc > 6 ? std::atoi(argv[5]) : 300, height = argc > 6 ? std::atoi(argv[6]) : 240;
+  const int width = argc > 6 ? std::atoi(argv[5]) : 300,
+            height = argc > 6 ? std::atoi(argv[6]) : 240;
   for (const char* split : {"train", "val"}) {
     const int n = std::string(split) == "train" ? train : val;
     for (int c = 0; c < classes; ++c) {
