@@ -63,8 +63,8 @@ TEST(Logger, WritesTheGoldenLog) {
 TEST(Logger, MacrosCaptureFileAndLine) {
   std::vector<std::string> lines;
   Logger log([&](const std::string& l) { lines.push_back(l); }, [] { return int64_t{5}; });
+  const int expected_line = __LINE__ + 1;  // the line of the call below
   TB_MLLOG_EVENT(log, keys::kSeed, 42);
-  int expected_line = __LINE__;
   TB_MLLOG_START(log, keys::kRunStart);
   TB_MLLOG_END(log, keys::kEpochStop, nullptr, Json{{"epoch_num", 3}});
   ASSERT_EQ(lines.size(), 3u);
