@@ -5,11 +5,9 @@
 
 namespace trainbench::data {
 
-uint64_t SplitMix64(uint64_t x) { return core::Mix64(x); }
-
 uint64_t MixSeed(std::initializer_list<uint64_t> parts) {
   uint64_t h = 0x243f6a8885a308d3ULL;  // pi
-  for (uint64_t p : parts) h = SplitMix64(h ^ SplitMix64(p));
+  for (uint64_t p : parts) h = core::Mix64(h ^ core::Mix64(p));
   return h;
 }
 

@@ -20,9 +20,6 @@ namespace trainbench::data {
 inline constexpr uint64_t kShuffleDomain = 0x53485546464c45ULL;  // "SHUFFLE"
 inline constexpr uint64_t kAugmentDomain = 0x4155474d454e54ULL;  // "AUGMENT"
 
-// SplitMix64 finaliser: a bijective 64-bit mix (core::Mix64, the one mixer of the code base).
-uint64_t SplitMix64(uint64_t x);
-
 // Hashes an ordered tuple of integers into one 64-bit seed (order matters).
 uint64_t MixSeed(std::initializer_list<uint64_t> parts);
 
