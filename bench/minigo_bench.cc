@@ -28,7 +28,9 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "core/benchmark_def.h"
 #include "core/malloc_reuse.h"
+#include "core/paths.h"
 #include "go/expert_games.h"
 #include "go/features.h"
 #include "go/rollout.h"
@@ -58,43 +60,51 @@ class Count : public train::TrainControl {
 int main(int argc, char** argv) {
   int generations = 10, threads = 2, eval_games = 20, teacher = 0, forward = 0, malloc_reuse = 0;
   std::string supervised;  // a folder of SGF games: train on all but the last fifth, test on it
-  core::Json config = {{"board_size", 9},
-                       {"komi", 7.5},
-                       {"filters", 32},
-                       {"blocks", 4},
-                       {"value_fc", 64},
-                       {"base_lr", 0.02},
-                       {"momentum", 0.9},
-                       {"weight_decay", 1e-4},
-                       {"games_per_generation", 16},
-                       {"train_steps", 100},
-                       {"batch_size", 64},
-                       {"window_generations", 4},
-                       {"max_game_moves", 162},
-                       {"readouts", 32},
-                       {"mcts_batch", 8},
-                       {"parallel_games", 1},
-                       {"search_precision", "fp32"},
-                       {"channels_last", false},
-                       {"incremental_playouts", false},
-                       {"search_node_pool", false},
-                       {"train_threads", 0},
-                       {"fold_batchnorm", false},
-                       {"malloc_reuse", false},
-                       {"c_puct", 1.5},
-                       {"dirichlet_alpha", 0.3},
-                       {"noise_fraction", 0.25},
-                       {"temperature_moves", 10},
-                       {"pass_allowed_from_move", 54},
-                       {"playout_weight", 0.5},
-                       {"value_target_q_weight", 0.0},
-                       {"eval_readouts", 32},
-                       {"gnugo_games", 0},
-                       {"gnugo_every", 1},
-                       {"gnugo_level", 1},
-                       {"gnugo_binary", "/usr/games/gnugo"},
-                       {"gating_games", 0},
-                       {"gating_win_rate", 0.55}};
+  // The mini definition's reference configuration with the bench's own (smaller, faster)
+  // values over it; --set changes any key of the definition.
+  const core::BenchmarkDef def =
+      core::FindBenchmark(core::BenchmarksDir(), "reinforcement_learning");
+  const core::ScaleDef& scale = def.Scale("mini");
+  core::Json config = core::ResolveConfig(scale, {}, core::Division::kOpen).effective;
+  const core::Json bench_values = {{"board_size", 9},
+                                   {"komi", 7.5},
+                                   {"filters", 32},
+                                   {"blocks", 4},
+                                   {"value_fc", 64},
+                                   {"base_lr", 0.02},
+                                   {"momentum", 0.9},
+                                   {"weight_decay", 1e-4},
+                                   {"games_per_generation", 16},
+                                   {"train_steps", 100},
+                                   {"batch_size", 64},
+                                   {"window_generations", 4},
+                                   {"max_game_moves", 162},
+                                   {"readouts", 32},
+                                   {"mcts_batch", 8},
+                                   {"parallel_games", 1},
+                                   {"search_precision", "fp32"},
+                                   {"channels_last", false},
+                                   {"incremental_playouts", false},
+                                   {"search_node_pool", false},
+                                   {"train_threads", 0},
+                                   {"fold_batchnorm", false},
+                                   {"malloc_reuse", false},
+                                   {"c_puct", 1.5},
+                                   {"dirichlet_alpha", 0.3},
+                                   {"noise_fraction", 0.25},
+                                   {"temperature_moves", 10},
+                                   {"pass_allowed_from_move", 54},
+                                   {"playout_weight", 0.5},
+                                   {"value_target_q_weight", 0.0},
+                                   {"eval_readouts", 32},
+                                   {"gnugo_games", 0},
+                                   {"gnugo_every", 1},
+                                   {"gnugo_level", 1},
+                                   {"gnugo_binary", "/usr/games/gnugo"},
+                                   {"gating_games", 0},
+                                   {"gating_win_rate", 0.55}};
+  for (auto it = bench_values.begin(); it != bench_values.end(); ++it)
+    config[it.key()] = it.value();
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--generations")
@@ -310,11 +320,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   train::RunContext ctx;
+  ctx.benchmark = def.name;
+  ctx.scale = &scale;
   ctx.config = config;
   ctx.data_dir = data;
   ctx.seed = 1;
   ctx.threads = threads;
-  auto w = workloads::MakeMiniGo("mini");
+  auto w = workloads::MakeMiniGo(scale);
   w->Init(ctx);
   w->LoadData();
   std::printf(

@@ -188,7 +188,7 @@ int WorkerMain(const RunOptions& o, const RunPlan& p, const runner::WorkerContex
   s.progress = (o.progress && rank == 0) ? &std::cerr : nullptr;
   s.sibling_pids = w.siblings;
   s.progress_is_tty = ::isatty(STDERR_FILENO);
-  std::unique_ptr<train::Workload> workload = workloads::CreateWorkload(p.def.name, p.scale->scale);
+  std::unique_ptr<train::Workload> workload = workloads::CreateWorkload(p.def.name, *p.scale);
   train::RunOutcome out = train::RunBenchmark(*workload, ctx, s, log, &g_interrupt);
   if (out.other_cpu_share > 0.10 && fd >= 0) {
     std::fprintf(stderr,
@@ -289,7 +289,7 @@ RunPlan PlanRuns(const RunOptions& o) {
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   CheckMachine(o, p, local_procs, cpus);
   {
-    auto workload = workloads::CreateWorkload(p.def.name, p.scale->scale);
+    auto workload = workloads::CreateWorkload(p.def.name, *p.scale);
     workload->CheckConfig(p.config.effective, o.device);
     train::CheckWorldSize(*workload, p.def.name, p.config.effective, rv.world_size);
   }

@@ -32,6 +32,12 @@ const HyperparameterDef* ScaleDef::Find(const std::string& name) const {
   return nullptr;
 }
 
+Json WithPreset(const Json& effective, const Json& preset) {
+  Json merged = effective;
+  for (auto it = preset.begin(); it != preset.end(); ++it) merged[it.key()] = it.value();
+  return merged;
+}
+
 const ScaleDef& BenchmarkDef::Scale(const std::string& scale) const {
   auto it = scales.find(scale);
   if (it == scales.end()) {
@@ -198,6 +204,26 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
   for (const auto& kv : hp) {
     s.hyperparameters.push_back(
         ReadHyperparameter(r, kv.first.Scalar(), kv.second, p + "hyperparameters."));
+  }
+  if (YAML::Node pre = n["preset"]; pre.IsDefined() && !pre.IsNull()) {
+    if (!pre.IsMap()) throw r.Fail(pre, p + "preset", "expected a map {key: value}");
+    for (const auto& kv : pre) {
+      const std::string key = kv.first.Scalar();
+      const std::string kp = p + "preset." + key;
+      if (s.Find(key)) {
+        throw r.Fail(kv.first, kp,
+                     "is also a hyperparameter: a key is fixed by the scale or set, not both");
+      }
+      const bool scalar = kv.second.IsScalar();
+      bool list_of_scalars = kv.second.IsSequence();
+      if (list_of_scalars) {
+        for (const auto& e : kv.second) list_of_scalars = list_of_scalars && e.IsScalar();
+      }
+      if (!scalar && !list_of_scalars) {
+        throw r.Fail(kv.second, kp, "expected a scalar or a list of scalars");
+      }
+      s.preset[key] = YamlToJson(kv.second);
+    }
   }
   return s;
 }

@@ -59,9 +59,19 @@ struct ScaleDef {
   double reference_time_minutes = 0;  // 0: not measured
   std::string reference_time_note;
   std::vector<HyperparameterDef> hyperparameters;
+  // What the scale fixes that is not a setting: model shape and dataset facts (the mini ResNet's
+  // stages, the full SSD's backbone, the test file names), `preset: {key: value}` in the YAML.
+  // No --set changes them and the run does not log them as configuration; the workload's options
+  // struct reads them with the hyperparameters (WithPreset). A key is a hyperparameter or a
+  // preset, never both.
+  Json preset = Json::object();
 
   const HyperparameterDef* Find(const std::string& name) const;
 };
+
+// The effective configuration with the scale's preset added: what a workload's options struct
+// reads (core::ConfigReader) to see every value of its scale in one place.
+Json WithPreset(const Json& effective, const Json& preset);
 
 struct BenchmarkDef {
   std::string name;      // trainbench name, e.g. "image_classification"

@@ -127,6 +127,32 @@ TEST(BenchmarkDef, ReadsSecondaryTargetsInOrderAndRejectsBadOnes) {
   EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("other than `metric`"), std::string::npos);
 }
 
+TEST(BenchmarkDef, ReadsThePresetAndRefusesOneThatOverlapsOrNests) {
+  const std::string head =
+      "name: toy\nlog_name: resnet\nscales:\n  mini:\n    dataset: d\n    metric: top1\n"
+      "    quality_target: 0.3\n    runs_per_result: 5\n    max_epochs: 3\n"
+      "    hyperparameters:\n      width: {type: int, value: 16}\n";
+  const BenchmarkDef d = LoadBenchmarkDef(WriteTemp(
+      "preset.yaml", head + "    preset: {in_channels: 1, stem: cifar, blocks: [3, 4]}\n"));
+  const Json& preset = d.Scale("mini").preset;
+  EXPECT_EQ(preset, (Json{{"in_channels", 1}, {"stem", "cifar"}, {"blocks", {3, 4}}}));
+  // The options structs read the two together; the effective configuration alone has no preset.
+  EXPECT_EQ(WithPreset(Json{{"width", 16}}, preset),
+            (Json{{"width", 16}, {"in_channels", 1}, {"stem", "cifar"}, {"blocks", {3, 4}}}));
+  EXPECT_TRUE(LoadBenchmarkDef(WriteTemp("nopreset.yaml", head)).Scale("mini").preset.empty());
+  std::string p = WriteTemp("preset_dup.yaml", head + "    preset: {width: 8}\n");
+  EXPECT_EQ(ErrorOf([&] { LoadBenchmarkDef(p); }),
+            p + ":12: key \"scales.mini.preset.width\": is also a hyperparameter: a key is "
+                "fixed by the scale or set, not both");
+  p = WriteTemp("preset_nested.yaml", head + "    preset: {model: {depth: 50}}\n");
+  EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); })
+                .find("scales.mini.preset.model\": expected a "
+                      "scalar or a list of scalars"),
+            std::string::npos);
+  p = WriteTemp("preset_list.yaml", head + "    preset: [1, 2]\n");
+  EXPECT_NE(ErrorOf([&] { LoadBenchmarkDef(p); }).find("expected a map"), std::string::npos);
+}
+
 TEST(ResolveConfig, AppliesAndValidatesOverrides) {
   BenchmarkDef d = LoadBenchmarkDef(WriteTemp("good.yaml", kGood));
   const ScaleDef& s = d.Scale("mini");

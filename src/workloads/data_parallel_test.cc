@@ -55,7 +55,7 @@ int EvaluateOnRanks(std::shared_ptr<dist::ProcessGroup> g, const std::string& be
   ctx.rank = g->rank();
   ctx.world_size = g->size();
   if (g->size() > 1) ctx.group = g;
-  auto w = CreateWorkload(benchmark, "mini");
+  auto w = CreateWorkload(benchmark, *ctx.scale);
   w->Init(ctx);
   w->LoadData();
   train::EvalResult a = w->Evaluate(0);

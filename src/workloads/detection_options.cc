@@ -1,5 +1,6 @@
 #include "workloads/detection_options.h"
 
+#include "core/benchmark_def.h"
 #include "core/error.h"
 
 namespace trainbench::workloads {
@@ -31,18 +32,13 @@ DetectionOptions DetectionOptions::Read(const ConfigReader& r) {
 }
 
 ObjectDetectionOptions ObjectDetectionOptions::FromConfig(const core::Json& config,
-                                                          const std::string& scale) {
+                                                          const core::Json& preset) {
+  const core::Json all = core::WithPreset(config, preset);
+  const ConfigReader r(all);
   ObjectDetectionOptions o;
-  if (scale == "mini") {
-    o.model = SsdModel::kMini;
-    o.backbone = "resnet_mini";
-  } else if (scale == "full") {
-    o.model = SsdModel::kSsd300;
-    o.backbone = "resnet34";
-  } else {
-    throw core::Error("object_detection has no scale \"" + scale + "\"");
-  }
-  const ConfigReader r(config);
+  o.model =
+      r.OneOf("model", {"ssd_mini", "ssd300"}) == "ssd300" ? SsdModel::kSsd300 : SsdModel::kMini;
+  o.backbone = r.String("backbone");
   o.detection = DetectionOptions::Read(r);
   o.warmup_epochs = r.Float("warmup_epochs");
   o.neg_ratio = r.Float("neg_ratio");
@@ -55,18 +51,14 @@ ObjectDetectionOptions ObjectDetectionOptions::FromConfig(const core::Json& conf
 }
 
 InstanceSegmentationOptions InstanceSegmentationOptions::FromConfig(const core::Json& config,
-                                                                    const std::string& scale) {
+                                                                    const core::Json& preset) {
+  const core::Json all = core::WithPreset(config, preset);
+  const ConfigReader r(all);
   InstanceSegmentationOptions o;
-  if (scale == "mini") {
-    o.model = MaskRcnnModel::kMini;
-    o.backbone = "resnet_mini_fpn";
-  } else if (scale == "full") {
-    o.model = MaskRcnnModel::kR50Fpn;
-    o.backbone = "resnet50_fpn";
-  } else {
-    throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
-  }
-  const ConfigReader r(config);
+  o.model = r.OneOf("model", {"maskrcnn_mini", "maskrcnn_r50_fpn"}) == "maskrcnn_r50_fpn"
+                ? MaskRcnnModel::kR50Fpn
+                : MaskRcnnModel::kMini;
+  o.backbone = r.String("backbone");
   o.detection = DetectionOptions::Read(r);
   o.bias_lr_factor = r.Float("bias_lr_factor");
   o.warmup_steps = r.Int("warmup_steps");

@@ -54,13 +54,14 @@ struct ObjectDetectionOptions {
   // The trunk's starting weights as configured (not yet expanded by core::ExpandDataPath);
   // empty: trained from scratch.
   std::string pretrained_trunk;
-  // Set by the scale.
+  // Fixed by the scale's preset (`model`: ssd_mini or ssd300).
   SsdModel model = SsdModel::kMini;
   std::string backbone = "resnet_mini";  // logged as `backbone`
 
-  // `scale`: "mini" or "full". Throws core::Error naming the key for a value of the wrong type
-  // and for an SSD300 input that is not 300 pixels; for another scale, the factory's error.
-  static ObjectDetectionOptions FromConfig(const core::Json& config, const std::string& scale);
+  // `config`: a resolved configuration; `preset`: its scale's (core::ScaleDef::preset). Throws
+  // core::Error naming the key for a missing key, a value of the wrong type and an SSD300 input
+  // that is not 300 pixels.
+  static ObjectDetectionOptions FromConfig(const core::Json& config, const core::Json& preset);
 };
 
 // The Mask R-CNN model a scale uses.
@@ -88,14 +89,14 @@ struct InstanceSegmentationOptions {
   // "fp32", "bf16" or "fp16" (checked here; the workload's ParsePrecision needs the device too).
   std::string precision = "fp32";
   bool channels_last = false;  // NHWC weights and inputs
-  // Set by the scale.
+  // Fixed by the scale's preset (`model`: maskrcnn_mini or maskrcnn_r50_fpn).
   MaskRcnnModel model = MaskRcnnModel::kMini;
   std::string backbone = "resnet_mini_fpn";  // logged as `backbone`
 
-  // `scale`: "mini" or "full". Throws core::Error naming the key for a value of the wrong type,
-  // a precision other than fp32, bf16 or fp16, and a min_size above max_size; for another scale,
-  // the factory's error.
-  static InstanceSegmentationOptions FromConfig(const core::Json& config, const std::string& scale);
+  // `config`: a resolved configuration; `preset`: its scale's (core::ScaleDef::preset). Throws
+  // core::Error naming the key for a missing key, a value of the wrong type, a precision other
+  // than fp32, bf16 or fp16, and a min_size above max_size.
+  static InstanceSegmentationOptions FromConfig(const core::Json& config, const core::Json& preset);
 };
 
 }  // namespace trainbench::workloads

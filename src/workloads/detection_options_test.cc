@@ -13,8 +13,8 @@ namespace trainbench::workloads {
 namespace {
 
 TEST(ObjectDetectionOptions, MiniDefaults) {
-  const auto o =
-      ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "mini"), "mini");
+  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "mini"),
+                                                    Preset("object_detection", "mini"));
   EXPECT_EQ(o.detection.batch_size, 32);
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.04);
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_2, 28.0);
@@ -28,8 +28,8 @@ TEST(ObjectDetectionOptions, MiniDefaults) {
 }
 
 TEST(ObjectDetectionOptions, FullDefaults) {
-  const auto o =
-      ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "full"), "full");
+  const auto o = ObjectDetectionOptions::FromConfig(ReferenceConfig("object_detection", "full"),
+                                                    Preset("object_detection", "full"));
   EXPECT_DOUBLE_EQ(o.detection.base_lr, 0.0025);
   EXPECT_EQ(o.detection.num_classes, 81);
   EXPECT_EQ(o.detection.max_detections, 200);
@@ -42,20 +42,29 @@ TEST(ObjectDetectionOptions, FullDefaults) {
 TEST(ObjectDetectionOptions, ErrorsNameTheKey) {
   core::Json c = ReferenceConfig("object_detection", "full");
   c["batch_size"] = "x";
-  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
-            "configuration key \"batch_size\": expected an integer, got \"x\"");
+  EXPECT_EQ(
+      ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, Preset("object_detection", "full")); }),
+      "configuration key \"batch_size\": expected an integer, got \"x\"");
   c = ReferenceConfig("object_detection", "full");
   c["image_size"] = 128;
-  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "full"); }),
-            "configuration key \"image_size\": SSD300 needs 300");
-  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "mini"); }), "(no error)");
-  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, "huge"); }),
-            "object_detection has no scale \"huge\"");
+  EXPECT_EQ(
+      ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, Preset("object_detection", "full")); }),
+      "configuration key \"image_size\": SSD300 needs 300");
+  EXPECT_EQ(
+      ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, Preset("object_detection", "mini")); }),
+      "(no error)");
+  // The preset is read with the configuration: a scale without one names the first key missing.
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, core::Json::object()); }),
+            "configuration key \"model\": missing from the configuration");
+  core::Json preset = Preset("object_detection", "full");
+  preset["model"] = "ssd512";
+  EXPECT_EQ(ErrorOf([&] { ObjectDetectionOptions::FromConfig(c, preset); }),
+            "configuration key \"model\": expected ssd_mini or ssd300, got \"ssd512\"");
 }
 
 TEST(InstanceSegmentationOptions, MiniDefaults) {
   const auto o = InstanceSegmentationOptions::FromConfig(
-      ReferenceConfig("instance_segmentation", "mini"), "mini");
+      ReferenceConfig("instance_segmentation", "mini"), Preset("instance_segmentation", "mini"));
   EXPECT_EQ(o.detection.batch_size, 16);
   EXPECT_DOUBLE_EQ(o.detection.weight_decay, 0.0001);
   EXPECT_EQ(o.detection.max_detections, 100);
@@ -71,7 +80,7 @@ TEST(InstanceSegmentationOptions, MiniDefaults) {
 
 TEST(InstanceSegmentationOptions, FullDefaults) {
   const auto o = InstanceSegmentationOptions::FromConfig(
-      ReferenceConfig("instance_segmentation", "full"), "full");
+      ReferenceConfig("instance_segmentation", "full"), Preset("instance_segmentation", "full"));
   EXPECT_DOUBLE_EQ(o.detection.lr_decay_epoch_1, 8.19);
   EXPECT_EQ(o.detection.eval_batch_size, 8);
   EXPECT_EQ(o.min_size, 800);
@@ -84,15 +93,21 @@ TEST(InstanceSegmentationOptions, FullDefaults) {
 TEST(InstanceSegmentationOptions, ErrorsNameTheKey) {
   core::Json c = ReferenceConfig("instance_segmentation", "mini");
   c["channels_last"] = 1;
-  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              InstanceSegmentationOptions::FromConfig(c, Preset("instance_segmentation", "mini"));
+            }),
             "configuration key \"channels_last\": expected true or false, got 1");
   c = ReferenceConfig("instance_segmentation", "mini");
   c["precision"] = "fp8";
-  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              InstanceSegmentationOptions::FromConfig(c, Preset("instance_segmentation", "mini"));
+            }),
             "configuration key \"precision\": expected fp32, bf16 or fp16, got \"fp8\"");
   c = ReferenceConfig("instance_segmentation", "mini");
   c["min_size"] = 256;
-  EXPECT_EQ(ErrorOf([&] { InstanceSegmentationOptions::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] {
+              InstanceSegmentationOptions::FromConfig(c, Preset("instance_segmentation", "mini"));
+            }),
             "configuration key \"min_size\": 256 is larger than max_size 128");
 }
 

@@ -33,10 +33,10 @@ using core::Json;
 
 class ImageClassification : public train::Workload {
  public:
-  explicit ImageClassification(std::string scale) : scale_(std::move(scale)) {}
+  explicit ImageClassification(core::Json preset) : preset_(std::move(preset)) {}
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    training::ParsePrecision(ImageClassificationOptions::FromConfig(c, scale_).precision,
+    training::ParsePrecision(ImageClassificationOptions::FromConfig(c, preset_).precision,
                              torch::Device(device));
   }
 
@@ -44,7 +44,7 @@ class ImageClassification : public train::Workload {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = training::SetUpTorch(ctx);
-    opts_ = ImageClassificationOptions::FromConfig(c, scale_);
+    opts_ = ImageClassificationOptions::FromConfig(c, preset_);
     precision_ = training::ParsePrecision(opts_.precision, device_);
     if (opts_.blas_threads > 0 && !training::SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
@@ -230,7 +230,7 @@ class ImageClassification : public train::Workload {
         std::llround((opts_.decay_epochs - opts_.warmup_epochs) * steps_per_epoch));
   }
 
-  std::string scale_;
+  core::Json preset_;  // the scale's (core::ScaleDef::preset)
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   models::ResNet model_{nullptr};
@@ -250,11 +250,8 @@ class ImageClassification : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeImageClassification(const std::string& scale) {
-  if (scale != "mini" && scale != "full") {
-    throw core::Error("image_classification has no scale \"" + scale + "\"");
-  }
-  return std::make_unique<ImageClassification>(scale);
+std::unique_ptr<train::Workload> MakeImageClassification(const core::ScaleDef& scale) {
+  return std::make_unique<ImageClassification>(scale.preset);
 }
 
 }  // namespace trainbench::workloads

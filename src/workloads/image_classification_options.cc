@@ -1,5 +1,6 @@
 #include "workloads/image_classification_options.h"
 
+#include "core/benchmark_def.h"
 #include "core/config_reader.h"
 
 namespace trainbench::workloads {
@@ -9,8 +10,9 @@ const char* ImageClassificationOptions::OptimizerName(Optimizer o) {
 }
 
 ImageClassificationOptions ImageClassificationOptions::FromConfig(const core::Json& config,
-                                                                  const std::string& scale) {
-  const core::ConfigReader r(config);
+                                                                  const core::Json& preset) {
+  const core::Json all = core::WithPreset(config, preset);
+  const core::ConfigReader r(all);
   ImageClassificationOptions o;
   o.batch_size = r.Int("batch_size");
   const std::string opt_name = r.String("opt_name");
@@ -26,32 +28,30 @@ ImageClassificationOptions ImageClassificationOptions::FromConfig(const core::Js
   o.precision = r.String("precision");
   o.channels_last = r.Bool("channels_last");
   o.blas_threads = r.Int("blas_threads");
-  if (scale == "mini") {
-    const int64_t w = r.Int("width");
-    const int64_t b = r.Int("blocks_per_stage");
-    o.in_channels = 1;
-    o.num_classes = 10;
-    o.bottleneck = false;
-    o.imagenet_stem = false;
-    o.blocks = {b, b, b};
-    o.widths = {w, 2 * w, 4 * w};
-    o.zero_init_residual = false;
-    o.dataset = Dataset::kFashionMnist;
-    o.crop_padding = static_cast<int>(r.Int("crop_padding"));
-    o.train_samples_hint = 60000;
-    o.eval_batch_size = 1000;
+  o.in_channels = r.Int("in_channels");
+  o.num_classes = r.Int("num_classes");
+  o.bottleneck = r.Bool("bottleneck");
+  o.imagenet_stem = r.Bool("imagenet_stem");
+  o.zero_init_residual = r.Bool("zero_init_residual");
+  // The stages: their block counts listed (stage_blocks), or `stages` stages of blocks_per_stage
+  // blocks each; the first stage `width` channels wide, each next one twice as wide.
+  o.blocks.clear();
+  if (r.Has("stage_blocks")) {
+    for (const core::Json& b : r.Raw("stage_blocks")) {
+      if (!b.is_number_integer() || b.get<int64_t>() < 1)
+        throw core::ConfigReader::KeyError("stage_blocks", "expected positive integers");
+      o.blocks.push_back(b.get<int64_t>());
+    }
   } else {
-    o.in_channels = 3;
-    o.num_classes = r.Int("num_classes");
-    o.bottleneck = true;
-    o.imagenet_stem = true;
-    o.blocks = {3, 4, 6, 3};
-    o.widths = {64, 128, 256, 512};
-    o.zero_init_residual = r.Bool("zero_init_residual");
-    o.dataset = Dataset::kImageNet;
-    o.train_samples_hint = 1281167;
-    o.eval_batch_size = 100;
+    o.blocks.assign(static_cast<size_t>(r.Int32("stages")), r.Int("blocks_per_stage"));
   }
+  o.widths.clear();
+  for (size_t i = 0; i < o.blocks.size(); ++i) o.widths.push_back(r.Int("width") << i);
+  const std::string data_format = r.OneOf("data_format", {"fashion_mnist", "imagenet"});
+  o.dataset = data_format == "imagenet" ? Dataset::kImageNet : Dataset::kFashionMnist;
+  if (o.dataset == Dataset::kFashionMnist) o.crop_padding = r.Int32("crop_padding");
+  o.train_samples_hint = r.Int("train_samples_hint");
+  o.eval_batch_size = r.Int("eval_batch_size");
   if (opt_name == "sgd") {
     o.optimizer = Optimizer::kSgd;
   } else if (opt_name == "lars") {

@@ -20,10 +20,11 @@ struct ImageClassificationOptions {
   // "sgd" or "lars", as MLLOG's opt_name logs it.
   static const char* OptimizerName(Optimizer o);
 
-  // `config`: a resolved configuration (core::ResolveConfig's `effective`) of `scale` ("mini"
-  // or "full"). Each key is read once; a missing key, a value of the wrong type or an unknown
-  // optimizer is a core::Error naming the key.
-  static ImageClassificationOptions FromConfig(const core::Json& config, const std::string& scale);
+  // `config`: a resolved configuration (core::ResolveConfig's `effective`); `preset`: its
+  // scale's preset (core::ScaleDef::preset: model shape and dataset facts). Each key is read
+  // once; a missing key, a value of the wrong type or an unknown optimizer is a core::Error
+  // naming the key.
+  static ImageClassificationOptions FromConfig(const core::Json& config, const core::Json& preset);
 
   int64_t batch_size = 128;               // global batch (batch_size)
   Optimizer optimizer = Optimizer::kSgd;  // opt_name
@@ -40,9 +41,9 @@ struct ImageClassificationOptions {
   bool channels_last = false;
   int64_t blas_threads = 0;  // 0: the BLAS library's default
 
-  // The network: mini a small basic-block ResNet for 28x28 grey images (width and
-  // blocks_per_stage from the configuration); full ResNet-50 v1.5, the fields being
-  // models::ResNet50Options' values, with num_classes and zero_init_residual configured.
+  // The network, from the preset and the configuration: mini a small basic-block ResNet for 28x28
+  // grey images (width and blocks_per_stage configured), full ResNet-50 v1.5 (the preset holds
+  // models::ResNet50Options' values; num_classes and zero_init_residual configured).
   int64_t in_channels = 1;
   int64_t num_classes = 10;
   bool bottleneck = false;

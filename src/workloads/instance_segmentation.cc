@@ -78,7 +78,7 @@ std::pair<torch::Tensor, models::ImageSizes> CroppedBatch(const data::Batch& bat
 
 class InstanceSegmentation : public train::Workload {
  public:
-  explicit InstanceSegmentation(std::string scale) : scale_(std::move(scale)) {}
+  explicit InstanceSegmentation(core::Json preset) : preset_(std::move(preset)) {}
 
   // The precision only: FromConfig here would also refuse min_size > max_size before the run,
   // which Init has always done inside it.
@@ -94,7 +94,7 @@ class InstanceSegmentation : public train::Workload {
     // glibc's largest mmap threshold, and no trimming of the freed heap top below 1 GB; nothing
     // when SetUpTorch has applied malloc_reuse.
     core::RaiseMmapThreshold();
-    opts_ = InstanceSegmentationOptions::FromConfig(ctx.config, scale_);
+    opts_ = InstanceSegmentationOptions::FromConfig(ctx.config, preset_);
     const DetectionOptions& d = opts_.detection;
     if (d.blas_threads > 0) training::SetBlasThreads(static_cast<int>(d.blas_threads));
     input_.min_size = opts_.min_size;
@@ -386,7 +386,7 @@ class InstanceSegmentation : public train::Workload {
     static_cast<torch::optim::SGDOptions&>(groups[1].options()).lr(lr * opts_.bias_lr_factor);
   }
 
-  std::string scale_;
+  core::Json preset_;  // the scale's (core::ScaleDef::preset)
   InstanceSegmentationOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
@@ -408,10 +408,8 @@ class InstanceSegmentation : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeInstanceSegmentation(const std::string& scale) {
-  if (scale != "mini" && scale != "full")
-    throw core::Error("instance_segmentation has no scale \"" + scale + "\"");
-  return std::make_unique<InstanceSegmentation>(scale);
+std::unique_ptr<train::Workload> MakeInstanceSegmentation(const core::ScaleDef& scale) {
+  return std::make_unique<InstanceSegmentation>(scale.preset);
 }
 
 }  // namespace trainbench::workloads

@@ -35,7 +35,7 @@ namespace fs = std::filesystem;
 
 class MiniGo : public train::Workload {
  public:
-  explicit MiniGo(std::string scale) : scale_(std::move(scale)) {}
+  explicit MiniGo(core::Json preset) : preset_(std::move(preset)) {}
 
   const char* DataParallelBatchKey() const override { return nullptr; }  // one process only
 
@@ -43,7 +43,7 @@ class MiniGo : public train::Workload {
     ctx_ = ctx;
     device_ = training::SetUpTorch(ctx);
     train::CheckWorldSize(*this, ctx.benchmark, ctx.config, ctx.world_size);
-    opts_ = MiniGoOptions::FromConfig(ctx.config, scale_);
+    opts_ = MiniGoOptions::FromConfig(ctx.config, preset_);
     net_options_ = models::GoNetOptions()
                        .board_size(opts_.board_size)
                        .filters(opts_.filters)
@@ -410,7 +410,7 @@ class MiniGo : public train::Workload {
     return static_cast<double>(wins) / opts_.gating_games;
   }
 
-  std::string scale_;
+  core::Json preset_;  // the scale's (core::ScaleDef::preset)
   MiniGoOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
@@ -431,10 +431,8 @@ class MiniGo : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeMiniGo(const std::string& scale) {
-  if (scale != "mini" && scale != "full")
-    throw core::Error("minigo has no scale \"" + scale + "\"");
-  return std::make_unique<MiniGo>(scale);
+std::unique_ptr<train::Workload> MakeMiniGo(const core::ScaleDef& scale) {
+  return std::make_unique<MiniGo>(scale.preset);
 }
 
 }  // namespace trainbench::workloads

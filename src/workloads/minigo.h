@@ -16,10 +16,11 @@
 #include <memory>
 #include <string>
 
+#include "core/benchmark_def.h"
 #include "train/workload.h"
 
 namespace trainbench::workloads {
 
-std::unique_ptr<train::Workload> MakeMiniGo(const std::string& scale);
+std::unique_ptr<train::Workload> MakeMiniGo(const core::ScaleDef& scale);
 
 }  // namespace trainbench::workloads

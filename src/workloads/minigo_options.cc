@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/benchmark_def.h"
 #include "core/config_reader.h"
 #include "core/error.h"
 
@@ -17,16 +18,11 @@ int Narrow(const ConfigReader& r, const std::string& key) { return static_cast<i
 
 }  // namespace
 
-MiniGoOptions MiniGoOptions::FromConfig(const core::Json& config, const std::string& scale) {
+MiniGoOptions MiniGoOptions::FromConfig(const core::Json& config, const core::Json& preset) {
+  const core::Json all = core::WithPreset(config, preset);
+  const ConfigReader r(all);
   MiniGoOptions o;
-  if (scale == "mini") {
-    o.eval_games_subdir = "test";
-  } else if (scale == "full") {
-    o.eval_games_subdir.clear();
-  } else {
-    throw core::Error("minigo has no scale \"" + scale + "\"");
-  }
-  const ConfigReader r(config);
+  o.eval_games_subdir = r.String("eval_games_subdir");
   o.board_size = Narrow(r, "board_size");
   o.komi = r.Float("komi");
   o.filters = r.Int("filters");

@@ -59,14 +59,15 @@ struct MiniGoOptions {
   int gnugo_every = 25;     // generations between them; a configured value below 1 is 1
   int gnugo_level = 1;
   std::string gnugo_binary = "/usr/games/gnugo";
-  // Set by the scale: the folder of held-out .sgf games under the data directory (mini: the
-  // `test` folder of `trainbench prepare go`); empty: the data directory itself (full: the
+  // Fixed by the scale's preset: the folder of held-out .sgf games under the data directory (mini:
+  // the `test` folder of `trainbench prepare go`); empty: the data directory itself (full: the
   // user's expert collection).
   std::string eval_games_subdir = "test";
 
-  // `scale`: "mini" or "full". Throws core::Error naming the key for a value of the wrong type
-  // and a search precision other than fp32, bf16 or fp16; for another scale, the factory's error.
-  static MiniGoOptions FromConfig(const core::Json& config, const std::string& scale);
+  // `config`: a resolved configuration; `preset`: its scale's (core::ScaleDef::preset). Throws
+  // core::Error naming the key for a missing key, a value of the wrong type and a search
+  // precision other than fp32, bf16 or fp16.
+  static MiniGoOptions FromConfig(const core::Json& config, const core::Json& preset);
 };
 
 }  // namespace trainbench::workloads

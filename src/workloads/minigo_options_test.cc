@@ -13,8 +13,8 @@ namespace trainbench::workloads {
 namespace {
 
 TEST(MiniGoOptions, MiniDefaults) {
-  const MiniGoOptions o =
-      MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "mini");
+  const MiniGoOptions o = MiniGoOptions::FromConfig(
+      ReferenceConfig("reinforcement_learning", "mini"), Preset("reinforcement_learning", "mini"));
   EXPECT_EQ(o.board_size, 9);
   EXPECT_EQ(o.filters, 16);
   EXPECT_EQ(o.batch_size, 64);
@@ -28,8 +28,8 @@ TEST(MiniGoOptions, MiniDefaults) {
 }
 
 TEST(MiniGoOptions, FullDefaults) {
-  const MiniGoOptions o =
-      MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "full"), "full");
+  const MiniGoOptions o = MiniGoOptions::FromConfig(
+      ReferenceConfig("reinforcement_learning", "full"), Preset("reinforcement_learning", "full"));
   EXPECT_EQ(o.blocks, 9);
   EXPECT_EQ(o.games_per_generation, 1000);
   EXPECT_EQ(o.train_steps, 2000);
@@ -42,26 +42,30 @@ TEST(MiniGoOptions, FullDefaults) {
 TEST(MiniGoOptions, GnuGoEveryIsAtLeastOne) {
   core::Json c = ReferenceConfig("reinforcement_learning", "mini");
   c["gnugo_every"] = 0;
-  EXPECT_EQ(MiniGoOptions::FromConfig(c, "mini").gnugo_every, 1);
+  EXPECT_EQ(MiniGoOptions::FromConfig(c, Preset("reinforcement_learning", "mini")).gnugo_every, 1);
 }
 
 TEST(MiniGoOptions, ErrorsNameTheKey) {
   core::Json c = ReferenceConfig("reinforcement_learning", "mini");
   c["komi"] = "seven";
-  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
-            "configuration key \"komi\": expected a number, got \"seven\"");
+  EXPECT_EQ(
+      ErrorOf([&] { MiniGoOptions::FromConfig(c, Preset("reinforcement_learning", "mini")); }),
+      "configuration key \"komi\": expected a number, got \"seven\"");
   c = ReferenceConfig("reinforcement_learning", "mini");
   c["search_precision"] = "int8";
-  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
-            "configuration key \"search_precision\": expected fp32, bf16 or fp16, got \"int8\"");
+  EXPECT_EQ(
+      ErrorOf([&] { MiniGoOptions::FromConfig(c, Preset("reinforcement_learning", "mini")); }),
+      "configuration key \"search_precision\": expected fp32, bf16 or fp16, got \"int8\"");
   c = ReferenceConfig("reinforcement_learning", "mini");
   c.erase("readouts");
-  EXPECT_EQ(ErrorOf([&] { MiniGoOptions::FromConfig(c, "mini"); }),
-            "configuration key \"readouts\": missing from the configuration");
+  EXPECT_EQ(
+      ErrorOf([&] { MiniGoOptions::FromConfig(c, Preset("reinforcement_learning", "mini")); }),
+      "configuration key \"readouts\": missing from the configuration");
   EXPECT_EQ(ErrorOf([&] {
-              MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"), "huge");
+              MiniGoOptions::FromConfig(ReferenceConfig("reinforcement_learning", "mini"),
+                                        core::Json::object());
             }),
-            "minigo has no scale \"huge\"");
+            "configuration key \"eval_games_subdir\": missing from the configuration");
 }
 
 }  // namespace

@@ -32,6 +32,13 @@ class Steps : public train::TrainControl {
   double last_loss = 0;
 };
 
+// The mini definition (the logged keys' names, train::LoggedSetting; the preset).
+const core::ScaleDef& MiniScale() {
+  static const core::BenchmarkDef def = core::LoadBenchmarkDef(
+      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/reinforcement_learning.yaml");
+  return def.Scale("mini");
+}
+
 core::Json Config() {
   return core::Json{{"board_size", 5},
                     {"komi", 7.5},
@@ -82,7 +89,7 @@ std::pair<double, int64_t> RunTwoGenerations(const std::string& data, uint64_t s
   ctx.data_dir = data;
   ctx.seed = seed;
   ctx.threads = 2;
-  auto w = MakeMiniGo("mini");
+  auto w = MakeMiniGo(MiniScale());
   w->Init(ctx);
   w->LoadData();
   Steps control;
@@ -144,7 +151,7 @@ TEST(MiniGo, GatingAndGamesAgainstGnuGoAreReported) {
   ctx.data_dir = data;
   ctx.seed = 4;
   ctx.threads = 2;
-  auto w = MakeMiniGo("mini");
+  auto w = MakeMiniGo(MiniScale());
   w->Init(ctx);
   w->LoadData();
   Steps control;
@@ -181,11 +188,8 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   if (::access(g.binary.c_str(), X_OK) != 0)
     GTEST_SKIP() << g.binary << " missing (Debian package gnugo)";
   const std::string data = FiveByFiveData("tb_minigo_options");
-  // The definition names the logged keys (train::LoggedSetting).
-  static const core::BenchmarkDef def = core::LoadBenchmarkDef(
-      std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks/reinforcement_learning.yaml");
   train::RunContext ctx;
-  ctx.scale = &def.Scale("mini");
+  ctx.scale = &MiniScale();
   ctx.config = Config();
   ctx.config["parallel_games"] = 2;
   ctx.config["balance_games"] = true;
@@ -203,7 +207,7 @@ TEST(MiniGo, TheSearchOptionsRunEveryPath) {
   ctx.data_dir = data;
   ctx.seed = 5;
   ctx.threads = 2;
-  auto w = MakeMiniGo("mini");
+  auto w = MakeMiniGo(MiniScale());
   w->Init(ctx);
   std::map<std::string, core::Json> logged;
   for (const auto& e : w->LoggedHyperparameters()) logged[e.key] = e.value;
@@ -254,7 +258,7 @@ TEST(MiniGo, AFailingOpponentNamesTheCommand) {
   ctx.config["gnugo_binary"] = "/bin/false";  // exits at once: the first GTP command fails
   ctx.data_dir = data;
   ctx.threads = 1;
-  auto w = MakeMiniGo("mini");
+  auto w = MakeMiniGo(MiniScale());
   w->Init(ctx);
   w->LoadData();
   try {
@@ -270,7 +274,7 @@ TEST(MiniGo, MissingHeldOutGamesNameTheFolder) {
   train::RunContext ctx;
   ctx.config = Config();
   ctx.data_dir = "/nonexistent/go";
-  auto w = MakeMiniGo("mini");
+  auto w = MakeMiniGo(MiniScale());
   w->Init(ctx);
   try {
     w->LoadData();

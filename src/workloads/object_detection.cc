@@ -32,12 +32,12 @@ using core::Json;
 // Where a COCO-layout dataset keeps its files (the mini dataset uses the same layout).
 class ObjectDetection : public train::Workload {
  public:
-  explicit ObjectDetection(std::string scale) : scale_(std::move(scale)) {}
+  explicit ObjectDetection(core::Json preset) : preset_(std::move(preset)) {}
 
   void Init(const train::RunContext& ctx) override {
     ctx_ = ctx;
     device_ = training::SetUpTorch(ctx);
-    opts_ = ObjectDetectionOptions::FromConfig(ctx.config, scale_);
+    opts_ = ObjectDetectionOptions::FromConfig(ctx.config, preset_);
     const DetectionOptions& d = opts_.detection;
     if (d.blas_threads > 0) training::SetBlasThreads(static_cast<int>(d.blas_threads));
     input_.image_size = opts_.image_size;
@@ -248,7 +248,7 @@ class ObjectDetection : public train::Workload {
     return lr;
   }
 
-  std::string scale_;
+  core::Json preset_;  // the scale's (core::ScaleDef::preset)
   ObjectDetectionOptions opts_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
@@ -270,10 +270,8 @@ class ObjectDetection : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeObjectDetection(const std::string& scale) {
-  if (scale != "mini" && scale != "full")
-    throw core::Error("object_detection has no scale \"" + scale + "\"");
-  return std::make_unique<ObjectDetection>(scale);
+std::unique_ptr<train::Workload> MakeObjectDetection(const core::ScaleDef& scale) {
+  return std::make_unique<ObjectDetection>(scale.preset);
 }
 
 }  // namespace trainbench::workloads

@@ -13,11 +13,12 @@
 #include <memory>
 #include <string>
 
+#include "core/benchmark_def.h"
 #include "train/workload.h"
 
 namespace trainbench::workloads {
 
-// scale: "mini" or "full"; throws core::Error for another scale.
-std::unique_ptr<train::Workload> MakeObjectDetection(const std::string& scale);
+// scale: the definition's scale (its preset fixes the model and the data files).
+std::unique_ptr<train::Workload> MakeObjectDetection(const core::ScaleDef& scale);
 
 }  // namespace trainbench::workloads

@@ -18,6 +18,13 @@ inline core::Json ReferenceConfig(const std::string& benchmark, const std::strin
   return core::ResolveConfig(def.Scale(scale), {}, core::Division::kClosed).effective;
 }
 
+// The preset of `benchmark` at `scale` (core::ScaleDef::preset: model shape, dataset facts).
+inline core::Json Preset(const std::string& benchmark, const std::string& scale) {
+  return core::FindBenchmark(std::string(TRAINBENCH_TEST_SRCDIR) + "/configs/benchmarks", benchmark)
+      .Scale(scale)
+      .preset;
+}
+
 // The core::Error `f` throws, or "(no error)".
 inline std::string ErrorOf(const std::function<void()>& f) {
   try {

@@ -35,7 +35,7 @@ torch::Tensor ToLongTensor(const std::vector<int32_t>& v, const torch::Device& d
 
 class Recommendation : public train::Workload {
  public:
-  explicit Recommendation(std::string scale) : scale_(std::move(scale)) {}
+  Recommendation() = default;
 
   void CheckConfig(const Json& c, const std::string& /*device*/) const override {
     RecommendationOptions::CheckConfig(c);
@@ -45,7 +45,7 @@ class Recommendation : public train::Workload {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = training::SetUpTorch(ctx);
-    opts_ = RecommendationOptions::FromConfig(c, scale_);
+    opts_ = RecommendationOptions::FromConfig(c);
     if (opts_.blas_threads > 0 && !training::SetBlasThreads(opts_.blas_threads))
       blas_note_ = "blas_threads: no OpenBLAS loaded, left as it is";
     scorer_options_.fused_gather(opts_.eval_fused_gather);
@@ -246,7 +246,6 @@ class Recommendation : public train::Workload {
     return buf;
   }
 
-  std::string scale_;
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   RecommendationOptions opts_;
@@ -269,10 +268,8 @@ class Recommendation : public train::Workload {
 
 }  // namespace
 
-std::unique_ptr<train::Workload> MakeRecommendation(const std::string& scale) {
-  if (scale != "mini" && scale != "full")
-    throw core::Error("recommendation has no scale \"" + scale + "\"");
-  return std::make_unique<Recommendation>(scale);
+std::unique_ptr<train::Workload> MakeRecommendation(const core::ScaleDef& /*scale*/) {
+  return std::make_unique<Recommendation>();
 }
 
 }  // namespace trainbench::workloads

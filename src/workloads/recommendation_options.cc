@@ -61,8 +61,7 @@ void RecommendationOptions::CheckConfig(const core::Json& config) {
   ParseEvalMlpDtype(r.String("eval_mlp_dtype"));
 }
 
-RecommendationOptions RecommendationOptions::FromConfig(const core::Json& config,
-                                                        const std::string& /*scale*/) {
+RecommendationOptions RecommendationOptions::FromConfig(const core::Json& config) {
   const ConfigReader r(config);
   RecommendationOptions o;
   o.batch_size = r.Int("batch_size");

@@ -20,11 +20,11 @@ struct RecommendationOptions {
   // "adam" or "lazy_adam", as MLLOG's opt_name logs it.
   static const char* OptimizerName(Optimizer o);
 
-  // `config`: a resolved configuration (core::ResolveConfig's `effective`); `scale` is "mini" or
-  // "full". Each key is read once; a missing key, a value of the wrong type, an unknown choice,
-  // a malformed mlp_layer_sizes or a combination CheckConfig refuses is a core::Error naming the
-  // key.
-  static RecommendationOptions FromConfig(const core::Json& config, const std::string& scale);
+  // `config`: a resolved configuration (core::ResolveConfig's `effective`; both scales have the
+  // same keys and no preset). Each key is read once; a missing key, a value of the wrong type, an
+  // unknown choice, a malformed mlp_layer_sizes or a combination CheckConfig refuses is a
+  // core::Error naming the key.
+  static RecommendationOptions FromConfig(const core::Json& config);
 
   // The checks that span keys (fused_optimizer needs adam; eval_mlp_dtype fp32 or bf16), which
   // `trainbench run` makes before any run starts (Workload::CheckConfig); FromConfig makes them

@@ -8,20 +8,20 @@ namespace trainbench::workloads {
 
 // The factories the table names (defined in each workload's file).
 #define TRAINBENCH_DECLARE_FACTORY(name, dataset, factory) \
-  std::unique_ptr<train::Workload> factory(const std::string& scale);
+  std::unique_ptr<train::Workload> factory(const core::ScaleDef& scale);
 TRAINBENCH_BENCHMARKS(TRAINBENCH_DECLARE_FACTORY)
 #undef TRAINBENCH_DECLARE_FACTORY
 
 // translation.cc serves two benchmarks, one architecture each.
-std::unique_ptr<train::Workload> MakeTransformer(const std::string& scale) {
+std::unique_ptr<train::Workload> MakeTransformer(const core::ScaleDef& scale) {
   return MakeTranslation("transformer", scale);
 }
-std::unique_ptr<train::Workload> MakeGnmt(const std::string& scale) {
+std::unique_ptr<train::Workload> MakeGnmt(const core::ScaleDef& scale) {
   return MakeTranslation("gnmt", scale);
 }
 
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark,
-                                                const std::string& scale) {
+                                                const core::ScaleDef& scale) {
 #define TRAINBENCH_CREATE(name, dataset, factory) \
   if (benchmark == #name) return factory(scale);
   TRAINBENCH_BENCHMARKS(TRAINBENCH_CREATE)

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "core/benchmark_def.h"
 #include "train/workload.h"
 
 namespace trainbench::workloads {
 
-// Throws core::Error when no workload implements `benchmark` at `scale`.
+// `scale`: the benchmark's definition at the scale to run (its preset fixes the model and the
+// data files). Throws core::Error when no workload implements `benchmark`.
 std::unique_ptr<train::Workload> CreateWorkload(const std::string& benchmark,
-                                                const std::string& scale);
+                                                const core::ScaleDef& scale);
 
 // Names of the benchmarks with an implementation.
 std::vector<std::string> ImplementedBenchmarks();

@@ -37,13 +37,13 @@ using Arch = TranslationOptions::Architecture;
 
 class Translation : public train::Workload {
  public:
-  Translation(std::string arch, std::string scale)
-      : arch_(std::move(arch)), scale_(std::move(scale)) {}
+  Translation(std::string arch, core::Json preset)
+      : arch_(std::move(arch)), preset_(std::move(preset)) {}
 
   const char* DataParallelBatchKey() const override { return "batch_tokens"; }
 
   void CheckConfig(const Json& c, const std::string& device) const override {
-    training::ParsePrecision(TranslationOptions::FromConfig(c, arch_, scale_).precision,
+    training::ParsePrecision(TranslationOptions::FromConfig(c, arch_, preset_).precision,
                              torch::Device(device));
   }
 
@@ -51,7 +51,7 @@ class Translation : public train::Workload {
     ctx_ = ctx;
     const Json& c = ctx.config;
     device_ = training::SetUpTorch(ctx);
-    opts_ = TranslationOptions::FromConfig(c, arch_, scale_);
+    opts_ = TranslationOptions::FromConfig(c, arch_, preset_);
     precision_ = training::ParsePrecision(opts_.precision, device_);
     if (precision_ == torch::kFloat16) scaler_.emplace();
     if (opts_.blas_threads > 0 && !training::SetBlasThreads(static_cast<int>(opts_.blas_threads))) {
@@ -354,7 +354,8 @@ class Translation : public train::Workload {
     return opts_.base_lr * std::min(1.0, s / w);
   }
 
-  std::string arch_, scale_, blas_note_;
+  std::string arch_, blas_note_;
+  core::Json preset_;  // the scale's (core::ScaleDef::preset)
   train::RunContext ctx_;
   torch::Device device_{torch::kCPU};
   std::shared_ptr<torch::nn::Module> module_;
@@ -380,10 +381,8 @@ class Translation : public train::Workload {
 }  // namespace
 
 std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch,
-                                                 const std::string& scale) {
-  if (scale != "mini" && scale != "full")
-    throw core::Error("translation has no scale \"" + scale + "\"");
-  return std::make_unique<Translation>(arch, scale);
+                                                 const core::ScaleDef& scale) {
+  return std::make_unique<Translation>(arch, scale.preset);
 }
 
 }  // namespace trainbench::workloads

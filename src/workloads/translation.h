@@ -10,11 +10,13 @@
 #include <memory>
 #include <string>
 
+#include "core/benchmark_def.h"
 #include "train/workload.h"
 
 namespace trainbench::workloads {
 
-// arch: "transformer" or "gnmt"; scale: "mini" or "full".
-std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch, const std::string& scale);
+// arch: "transformer" or "gnmt"; scale: the definition's scale (its preset names the data files).
+std::unique_ptr<train::Workload> MakeTranslation(const std::string& arch,
+                                                 const core::ScaleDef& scale);
 
 }  // namespace trainbench::workloads

@@ -1,13 +1,15 @@
 #include "workloads/translation_options.h"
 
+#include "core/benchmark_def.h"
 #include "core/config_reader.h"
 #include "core/error.h"
 
 namespace trainbench::workloads {
 
 TranslationOptions TranslationOptions::FromConfig(const core::Json& config, const std::string& arch,
-                                                  const std::string& scale) {
-  const core::ConfigReader r(config);
+                                                  const core::Json& preset) {
+  const core::Json all = core::WithPreset(config, preset);
+  const core::ConfigReader r(all);
   TranslationOptions o;
   o.precision = r.String("precision");
   o.blas_threads = r.Int("blas_threads");
@@ -52,17 +54,11 @@ TranslationOptions TranslationOptions::FromConfig(const core::Json& config, cons
     throw core::Error("translation: unknown architecture \"" + arch + "\"");
   }
   o.fused_optimizer = r.Bool("fused_optimizer");
-  o.train_ids_file = "train.ids";
-  o.vocab_file = "spm.vocab";
-  if (scale == "mini") {
-    o.test_ids_file = "test.ids";
-    o.test_source_file = "test.en";
-    o.test_target_file = "test.es";
-  } else {
-    o.test_ids_file = "newstest2014.ids";
-    o.test_source_file = "newstest2014.en";
-    o.test_target_file = "newstest2014.de";
-  }
+  o.train_ids_file = r.String("train_ids_file");
+  o.vocab_file = r.String("vocab_file");
+  o.test_ids_file = r.String("test_ids_file");
+  o.test_source_file = r.String("test_source_file");
+  o.test_target_file = r.String("test_target_file");
   return o;
 }
 

@@ -19,11 +19,12 @@ struct TranslationOptions {
   enum class Architecture { kTransformer, kGnmt };
 
   // `config`: a resolved configuration (core::ResolveConfig's `effective`); `arch`: "transformer"
-  // (benchmark translation) or "gnmt" (rnn_translation); `scale`: "mini" or "full". Each key is
-  // read once; a missing key, a value of the wrong type, an unknown BLEU tokenizer or an unknown
-  // architecture is a core::Error.
+  // (benchmark translation) or "gnmt" (rnn_translation); `preset`: the scale's preset
+  // (core::ScaleDef::preset: the dataset's file names). Each key is read once; a missing key, a
+  // value of the wrong type, an unknown BLEU tokenizer or an unknown architecture is a
+  // core::Error.
   static TranslationOptions FromConfig(const core::Json& config, const std::string& arch,
-                                       const std::string& scale);
+                                       const core::Json& preset);
 
   Architecture arch = Architecture::kTransformer;
   std::string precision = "fp32";  // fp32, bf16 or fp16: training::ParsePrecision needs LibTorch

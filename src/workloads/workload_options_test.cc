@@ -21,7 +21,8 @@ using Rec = RecommendationOptions;
 using Tr = TranslationOptions;
 
 TEST(ImageClassificationOptions, MiniReference) {
-  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"), "mini");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"),
+                              Preset("image_classification", "mini"));
   EXPECT_EQ(o.batch_size, 128);
   EXPECT_EQ(o.optimizer, Ic::Optimizer::kSgd);
   EXPECT_DOUBLE_EQ(o.decay_epochs, 8.0);
@@ -38,7 +39,8 @@ TEST(ImageClassificationOptions, MiniReference) {
 }
 
 TEST(ImageClassificationOptions, FullReference) {
-  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "full"), "full");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "full"),
+                              Preset("image_classification", "full"));
   EXPECT_EQ(o.batch_size, 256);
   EXPECT_DOUBLE_EQ(o.base_lr, 0.256);
   EXPECT_DOUBLE_EQ(o.label_smoothing, 0.1);
@@ -56,7 +58,8 @@ TEST(ImageClassificationOptions, FullReference) {
 
 TEST(ImageClassificationOptions, DefaultsAreTheMiniReference) {
   const Ic d;
-  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"), "mini");
+  const Ic o = Ic::FromConfig(ReferenceConfig("image_classification", "mini"),
+                              Preset("image_classification", "mini"));
   EXPECT_EQ(d.batch_size, o.batch_size);
   EXPECT_EQ(d.base_lr, o.base_lr);
   EXPECT_EQ(d.end_lr, o.end_lr);
@@ -72,27 +75,38 @@ TEST(ImageClassificationOptions, DefaultsAreTheMiniReference) {
 TEST(ImageClassificationOptions, ErrorsNameTheKey) {
   core::Json c = ReferenceConfig("image_classification", "mini");
   c["opt_name"] = "adamw";
-  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, Preset("image_classification", "mini")); }),
             "configuration key \"opt_name\": unknown optimizer \"adamw\"");
   c = ReferenceConfig("image_classification", "mini");
   c["width"] = 1.5;
-  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, Preset("image_classification", "mini")); }),
             "configuration key \"width\": expected an integer, got 1.5");
   c = ReferenceConfig("image_classification", "full");
   c.erase("num_classes");
-  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, "full"); }),
+  EXPECT_EQ(ErrorOf([&] { Ic::FromConfig(c, Preset("image_classification", "full")); }),
             "configuration key \"num_classes\": missing from the configuration");
+  core::Json preset = Preset("image_classification", "full");
+  preset["stage_blocks"] = {3, 0};
+  EXPECT_EQ(
+      ErrorOf([&] { Ic::FromConfig(ReferenceConfig("image_classification", "full"), preset); }),
+      "configuration key \"stage_blocks\": expected positive integers");
+  preset = Preset("image_classification", "mini");
+  preset["data_format"] = "cifar10";
+  EXPECT_EQ(
+      ErrorOf([&] { Ic::FromConfig(ReferenceConfig("image_classification", "mini"), preset); }),
+      "configuration key \"data_format\": expected fashion_mnist or imagenet, got "
+      "\"cifar10\"");
 }
 
 TEST(RecommendationOptions, MiniAndFullReference) {
-  const Rec mini = Rec::FromConfig(ReferenceConfig("recommendation", "mini"), "mini");
+  const Rec mini = Rec::FromConfig(ReferenceConfig("recommendation", "mini"));
   EXPECT_EQ(mini.optimizer, Rec::Optimizer::kAdam);
   EXPECT_EQ(mini.mlp_layer_sizes, (std::vector<int64_t>{256, 256, 128, 64}));
   EXPECT_EQ(mini.eval_negatives, 999);
   EXPECT_EQ(mini.sparse_users, Rec::SparseUsers::kError);
   EXPECT_EQ(mini.eval_batch_pairs, 262144);
   EXPECT_EQ(mini.eval_mlp_dtype, Rec::EvalMlpDtype::kFp32);
-  const Rec full = Rec::FromConfig(ReferenceConfig("recommendation", "full"), "full");
+  const Rec full = Rec::FromConfig(ReferenceConfig("recommendation", "full"));
   EXPECT_EQ(full.sparse_users, Rec::SparseUsers::kDrop);
   EXPECT_EQ(full.eval_batch_pairs, 1048576);
   EXPECT_EQ(full.batch_size, 2048);
@@ -100,7 +114,7 @@ TEST(RecommendationOptions, MiniAndFullReference) {
 
 TEST(RecommendationOptions, DefaultsAreTheMiniReference) {
   const Rec d;
-  const Rec o = Rec::FromConfig(ReferenceConfig("recommendation", "mini"), "mini");
+  const Rec o = Rec::FromConfig(ReferenceConfig("recommendation", "mini"));
   EXPECT_EQ(d.batch_size, o.batch_size);
   EXPECT_EQ(d.base_lr, o.base_lr);
   EXPECT_EQ(d.adam_beta2, o.adam_beta2);
@@ -119,11 +133,11 @@ TEST(RecommendationOptions, ErrorsNameTheKey) {
   core::Json c = ref;
   c["opt_name"] = "sgd";
   EXPECT_EQ(
-      ErrorOf([&] { Rec::FromConfig(c, "mini"); }),
+      ErrorOf([&] { Rec::FromConfig(c); }),
       "configuration key \"opt_name\": optimizer \"sgd\" is not implemented (adam, lazy_adam)");
   c = ref;
   c["mlp_layer_sizes"] = "256,x";
-  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c); }),
             "configuration key \"mlp_layer_sizes\": \"256,x\" is not a comma-separated list of "
             "positive integers");
   // A malformed layer list is the run's error, not the launcher's (CheckConfig).
@@ -133,7 +147,7 @@ TEST(RecommendationOptions, ErrorsNameTheKey) {
   c["opt_name"] = "lazy_adam";
   const std::string fused =
       "configuration key \"fused_optimizer\": true needs opt_name adam (got lazy_adam)";
-  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c, "mini"); }), fused);
+  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c); }), fused);
   EXPECT_EQ(ErrorOf([&] { Rec::CheckConfig(c); }), fused);
   c = ref;
   c["eval_mlp_dtype"] = "fp16";
@@ -141,18 +155,20 @@ TEST(RecommendationOptions, ErrorsNameTheKey) {
             "configuration key \"eval_mlp_dtype\": expected fp32 or bf16, got \"fp16\"");
   c = ref;
   c["topk"] = "10";
-  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c, "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Rec::FromConfig(c); }),
             "configuration key \"topk\": expected an integer, got \"10\"");
 }
 
 TEST(TranslationOptions, TransformerReference) {
-  const Tr mini = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer", "mini");
+  const Tr mini = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer",
+                                 Preset("translation", "mini"));
   EXPECT_EQ(mini.arch, Tr::Architecture::kTransformer);
   EXPECT_EQ(mini.d_model, 128);
   EXPECT_EQ(mini.bleu_tokenize, metrics::BleuTokenize::kT2t);
   EXPECT_EQ(mini.test_ids_file, "test.ids");
   EXPECT_EQ(mini.test_target_file, "test.es");
-  const Tr full = Tr::FromConfig(ReferenceConfig("translation", "full"), "transformer", "full");
+  const Tr full = Tr::FromConfig(ReferenceConfig("translation", "full"), "transformer",
+                                 Preset("translation", "full"));
   EXPECT_EQ(full.batch_tokens, 40960);
   EXPECT_EQ(full.layers, 6);
   EXPECT_EQ(full.test_ids_file, "newstest2014.ids");
@@ -161,14 +177,16 @@ TEST(TranslationOptions, TransformerReference) {
 }
 
 TEST(TranslationOptions, GnmtReference) {
-  const Tr mini = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt", "mini");
+  const Tr mini = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt",
+                                 Preset("rnn_translation", "mini"));
   EXPECT_EQ(mini.arch, Tr::Architecture::kGnmt);
   EXPECT_EQ(mini.hidden_size, 128);
   EXPECT_DOUBLE_EQ(mini.dropout, 0.2);
   EXPECT_DOUBLE_EQ(mini.grad_clip_norm, 5.0);
   EXPECT_EQ(mini.beam_size, 5);
   EXPECT_EQ(mini.bleu_tokenize, metrics::BleuTokenize::kIntl);
-  const Tr full = Tr::FromConfig(ReferenceConfig("rnn_translation", "full"), "gnmt", "full");
+  const Tr full = Tr::FromConfig(ReferenceConfig("rnn_translation", "full"), "gnmt",
+                                 Preset("rnn_translation", "full"));
   EXPECT_EQ(full.hidden_size, 1024);
   EXPECT_EQ(full.max_train_length, 50);
   EXPECT_DOUBLE_EQ(full.attention_scale_init, 0.0);
@@ -177,7 +195,8 @@ TEST(TranslationOptions, GnmtReference) {
 
 TEST(TranslationOptions, DefaultsAreTheMiniReference) {
   const Tr d;
-  const Tr t = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer", "mini");
+  const Tr t = Tr::FromConfig(ReferenceConfig("translation", "mini"), "transformer",
+                              Preset("translation", "mini"));
   EXPECT_EQ(d.blas_threads, t.blas_threads);
   EXPECT_EQ(d.vocab_size, t.vocab_size);
   EXPECT_EQ(d.base_lr, t.base_lr);
@@ -188,7 +207,8 @@ TEST(TranslationOptions, DefaultsAreTheMiniReference) {
   EXPECT_EQ(d.cov_penalty_factor, t.cov_penalty_factor);
   EXPECT_EQ(d.ffn_dim, t.ffn_dim);
   EXPECT_EQ(d.dropout, t.dropout);
-  const Tr g = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt", "mini");
+  const Tr g = Tr::FromConfig(ReferenceConfig("rnn_translation", "mini"), "gnmt",
+                              Preset("rnn_translation", "mini"));
   EXPECT_EQ(d.hidden_size, g.hidden_size);
   EXPECT_EQ(d.init_weight, g.init_weight);
   EXPECT_EQ(d.attention_scale_init, g.attention_scale_init);
@@ -198,19 +218,23 @@ TEST(TranslationOptions, DefaultsAreTheMiniReference) {
 TEST(TranslationOptions, Errors) {
   core::Json c = ReferenceConfig("translation", "mini");
   c["bleu_lowercase"] = "yes";
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", Preset("translation", "mini")); }),
             "configuration key \"bleu_lowercase\": expected true or false, got \"yes\"");
   c = ReferenceConfig("translation", "mini");
   c["bleu_tokenize"] = "spm";
-  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", "mini"); }),
+  EXPECT_EQ(ErrorOf([&] { Tr::FromConfig(c, "transformer", Preset("translation", "mini")); }),
             "unknown BLEU tokenizer \"spm\" (known: 13a, intl, t2t, none)");
-  EXPECT_EQ(
-      ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "lstm", "mini"); }),
-      "translation: unknown architecture \"lstm\"");
+  EXPECT_EQ(ErrorOf([&] {
+              Tr::FromConfig(ReferenceConfig("translation", "mini"), "lstm",
+                             Preset("translation", "mini"));
+            }),
+            "translation: unknown architecture \"lstm\"");
   // The GNMT keys are not in the Transformer's definition.
-  EXPECT_EQ(
-      ErrorOf([&] { Tr::FromConfig(ReferenceConfig("translation", "mini"), "gnmt", "mini"); }),
-      "configuration key \"hidden_size\": missing from the configuration");
+  EXPECT_EQ(ErrorOf([&] {
+              Tr::FromConfig(ReferenceConfig("translation", "mini"), "gnmt",
+                             Preset("rnn_translation", "mini"));
+            }),
+            "configuration key \"hidden_size\": missing from the configuration");
 }
 
 }  // namespace
