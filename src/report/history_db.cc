@@ -139,14 +139,7 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : path_(path) {
     std::filesystem::create_directories(parent, ec);
     if (ec) throw core::FileError(parent.string(), 0, "cannot create folder: " + ec.message());
   }
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw core::FileError(path, 0, "cannot open the history database: " + msg);
-  }
-  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  Open(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   try {
     Exec("BEGIN IMMEDIATE");
     try {
@@ -177,17 +170,21 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : path_(path) {
   }
 }
 
-void HistoryDb::OpenReadOnly() {
-  // Opening a FIFO blocks; a folder or device is no database.
-  const std::string not_regular = core::NotRegularFileReason(path_);
-  if (!not_regular.empty()) throw core::FileError(path_, 0, not_regular);
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+void HistoryDb::Open(int flags) {
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
     throw core::FileError(path_, 0, "cannot open the history database: " + msg);
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+}
+
+void HistoryDb::OpenReadOnly() {
+  // Opening a FIFO blocks; a folder or device is no database.
+  const std::string not_regular = core::NotRegularFileReason(path_);
+  if (!not_regular.empty()) throw core::FileError(path_, 0, not_regular);
+  Open(SQLITE_OPEN_READONLY);
   try {
     // No schema is created: a file without it is not a history (an empty file is a valid,
     // empty SQLite database, and became a history before).

@@ -69,6 +69,8 @@ class HistoryDb {
 
  private:
   void Exec(const char* sql) const;
+  // sqlite3_open_v2 with `flags` and the busy timeout; throws FileError naming the path.
+  void Open(int flags);
   void OpenReadOnly();
 
   std::string path_;
