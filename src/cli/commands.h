@@ -56,6 +56,21 @@ struct RunOptions {
 };
 int RunRun(const RunOptions& o);
 
+// `trainbench run --suite SCALE [BENCHMARK...]` (cli/suite_command.cc): the benchmarks of
+// run.scale (all, or those named) in turn, each to its runs per result (run.runs when set),
+// resumable; `run`'s other flags apply to every run (--data: a folder with one subfolder per
+// dataset, named as `trainbench prepare` names them). Ends with the summary and the HTML report.
+struct SuiteOptions {
+  RunOptions run;
+  std::vector<std::string> benchmarks;  // empty: every benchmark with the scale
+};
+int RunSuite(const SuiteOptions& o);
+
+// The host name as a folder name (characters other than letters, digits, - and _ become _).
+std::string DefaultSystemName();
+// Throws core::Error unless `name` is one path component (--system may be empty: the host name).
+void CheckPathComponent(const char* flag, const std::string& name);
+
 // `trainbench gtp`: trainbench's Go player over the Go Text Protocol on stdin/stdout.
 struct GtpOptions {
   int size = 9;

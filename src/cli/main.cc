@@ -105,15 +105,26 @@ void AddRunLayoutFlags(CLI::App* cmd, cli::RunOptions& run) {
 Command AddRun(CLI::App& app) {
   struct Flags {
     cli::RunOptions run;
+    std::vector<std::string> benchmarks;
+    std::string suite;
     bool no_progress = false;
   };
   auto f = std::make_shared<Flags>();
   cli::RunOptions& run = f->run;
   auto* cmd = app.add_subcommand(
       "run", "Train a benchmark to its quality target, N times, one MLLOG log per run");
-  cmd->add_option("benchmark", run.benchmark, "Benchmark name (see `trainbench list`)")->required();
-  cmd->add_option("--scale", run.scale, "mini or full")->capture_default_str();
-  cmd->add_option("--runs", run.runs, "Number of runs (default: the benchmark's runs per result)")
+  cmd->add_option("benchmark", f->benchmarks,
+                  "Benchmark name (see `trainbench list`); with --suite, the benchmarks of the "
+                  "suite (default: all)");
+  auto* suite = cmd->add_option(
+      "--suite", f->suite,
+      "Run the suite of a scale (mini or full): every benchmark in turn to its runs "
+      "per result; the same command resumes an interrupted suite; ends with the "
+      "summary and an HTML report (docs/suite.md)");
+  cmd->add_option("--scale", run.scale, "mini or full")->capture_default_str()->excludes(suite);
+  cmd->add_option("--runs", run.runs,
+                  "Number of runs (default: the benchmark's runs per result; with --suite, of "
+                  "each benchmark)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--seed", run.seed, "Base seed; run i uses seed+i-1 (default: random)")
       ->check(kSeed);
@@ -146,6 +157,20 @@ Command AddRun(CLI::App& app) {
   cmd->add_flag("--no-progress", f->no_progress, "No live progress line on stderr");
   return {cmd, [f] {
             f->run.progress = !f->no_progress;
+            if (!f->suite.empty()) {
+              cli::SuiteOptions s;
+              s.run = f->run;
+              s.run.scale = f->suite;
+              s.benchmarks = f->benchmarks;
+              return cli::RunSuite(s);
+            }
+            if (f->benchmarks.size() != 1) {
+              throw core::Error(f->benchmarks.empty()
+                                    ? "run: name a benchmark (see `trainbench list`), or --suite "
+                                      "mini|full"
+                                    : "run: one benchmark at a time; several need --suite");
+            }
+            f->run.benchmark = f->benchmarks.front();
             return cli::RunRun(f->run);
           }};
 }

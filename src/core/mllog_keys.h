@@ -128,6 +128,8 @@ inline constexpr const char* kMdTrainbenchSchedule = "trainbench_schedule";
 
 inline constexpr const char* kStatusSuccess = "success";
 inline constexpr const char* kStatusAborted = "aborted";
+// run_stop's error for a run stopped by SIGINT or SIGTERM (`run --suite` runs it again).
+inline constexpr const char* kErrorInterrupted = "interrupted";
 
 // The legacy MLPerf v0.5 lines (`:::MLPv0.5.0`, mlperf_compliance's tags) that readers share:
 // the quality target, and the fields of eval_accuracy's {"epoch": e, "value": v}.

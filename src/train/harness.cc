@@ -264,7 +264,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
       if (run_control.Interrupted()) {
         out.interrupted = true;
         run_control.EndLine();
-        stop(k::kStatusAborted, "interrupted", "");
+        stop(k::kStatusAborted, "interrupted", k::kErrorInterrupted);
         return out;
       }
       TB_MLLOG_START(log, k::kEvalStart, nullptr, Json({{k::kMdEpochNum, epoch}}));
@@ -285,7 +285,7 @@ RunOutcome RunBenchmark(Workload& workload, const RunContext& given_ctx, const R
       if (run_control.Interrupted()) {
         out.interrupted = true;
         run_control.EndLine();
-        stop(k::kStatusAborted, "interrupted", "");
+        stop(k::kStatusAborted, "interrupted", k::kErrorInterrupted);
         return out;
       }
       if (run_control.BudgetSpent()) {
