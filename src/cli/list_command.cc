@@ -1,5 +1,11 @@
+// `trainbench list`: the benchmarks by scale, in a table whose columns line up (each as wide as
+// its longest cell; the dataset's description shortened to its name, the rest in --json), then
+// why each run count is what it is.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/benchmark_def.h"
@@ -7,6 +13,25 @@
 #include "core/paths.h"
 
 namespace trainbench::cli {
+
+namespace {
+
+// "ImageNet 2012 (train/<wnid>/*.JPEG, ...)" -> "ImageNet 2012": the name before the details.
+std::string ShortDataset(const std::string& d) {
+  const size_t paren = d.find(" (");
+  std::string s = paren == std::string::npos ? d : d.substr(0, paren);
+  constexpr size_t kMax = 30;
+  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  return s;
+}
+
+std::string Fixed(double v, const char* fmt) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
+}  // namespace
 
 int RunList(const ListOptions& o) {
   auto defs = core::LoadAllBenchmarks(core::BenchmarksDir());
@@ -22,6 +47,8 @@ int RunList(const ListOptions& o) {
                        {"metric", s.metric},
                        {"quality_target", s.quality_target},
                        {"runs_per_result", s.runs_per_result},
+                       {"converged_runs_used", s.converged_runs_used},
+                       {"runs_basis", s.runs_basis},
                        {"reference_time_minutes", s.reference_time_minutes > 0
                                                       ? core::Json(s.reference_time_minutes)
                                                       : core::Json(nullptr)}});
@@ -30,21 +57,52 @@ int RunList(const ListOptions& o) {
     std::cout << all.dump(2) << "\n";
     return kExitOk;
   }
-  std::printf("%-22s %-6s %-10s %-42s %-18s %5s %10s\n", "BENCHMARK", "SCALE", "LOG NAME",
-              "DATASET", "QUALITY TARGET", "RUNS", "REF TIME");
+  // Left-aligned text columns, then the two numbers right-aligned, the dataset last.
+  std::vector<std::vector<std::string>> rows = {
+      {"BENCHMARK", "SCALE", "LOG NAME", "QUALITY TARGET", "RUNS", "REF TIME", "DATASET"}};
+  std::vector<std::string> notes;
   for (const auto& d : defs) {
     for (const auto& [name, s] : d.scales) {
-      char target[64], ref[32];
-      std::snprintf(target, sizeof(target), "%s >= %g", s.metric.c_str(), s.quality_target);
-      if (s.reference_time_minutes > 0) {
-        std::snprintf(ref, sizeof(ref), "%.2f min", s.reference_time_minutes);
-      } else {
-        std::snprintf(ref, sizeof(ref), "n/a");
-      }
-      std::printf("%-22s %-6s %-10s %-42s %-18s %5d %10s\n", d.name.c_str(), name.c_str(),
-                  d.log_name.c_str(), s.dataset.c_str(), target, s.runs_per_result, ref);
+      std::string runs = std::to_string(s.runs_per_result);
+      if (s.converged_runs_used > 0) runs += " (" + std::to_string(s.converged_runs_used) + ")";
+      rows.push_back(
+          {d.name, name, d.log_name, s.metric + " >= " + Fixed(s.quality_target, "%g"), runs,
+           s.reference_time_minutes > 0 ? Fixed(s.reference_time_minutes, "%.2f min") : "n/a",
+           ShortDataset(s.dataset)});
+    }
+    // Why the run counts: one line per benchmark, or per scale where the scales differ.
+    bool same = true;
+    for (const auto& [name, s] : d.scales) {
+      same = same && s.runs_basis == d.scales.begin()->second.runs_basis;
+    }
+    for (const auto& [name, s] : d.scales) {
+      if (s.runs_basis.empty()) continue;
+      notes.push_back((same ? d.name : d.name + " " + name) + ": " + s.runs_basis);
+      if (same) break;
     }
   }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows) {
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const bool right = c == 4 || c == 5;  // RUNS, REF TIME
+      const std::string pad(width[c] - r[c].size(), ' ');
+      if (c + 1 == r.size()) {
+        line += r[c];  // the last column: no trailing blanks
+      } else {
+        line += (right ? pad + r[c] : r[c] + pad) + "  ";
+      }
+    }
+    std::cout << line << "\n";
+  }
+  std::cout << "\nRUNS: runs in one result (in parentheses: the first that many converging runs "
+               "count), and why:\n";
+  for (const std::string& n : notes) std::cout << "  " << n << "\n";
+  std::cout << "REF TIME: one run of the reference configuration on the reference machine. The "
+               "datasets in full: list --json.\n";
   return kExitOk;
 }
 

@@ -94,9 +94,7 @@ std::vector<Planned> PlanSuite(const SuiteOptions& o, const std::string& system)
 
 std::string DataDirOf(const SuiteOptions& o, const Planned& p) {
   if (!o.run.data_dir.empty()) return o.run.data_dir + "/" + p.dataset;
-  return core::FindBenchmark(core::BenchmarksDir(), p.item.benchmark)
-      .Scale(o.run.scale)
-      .data_dir;
+  return core::FindBenchmark(core::BenchmarksDir(), p.item.benchmark).Scale(o.run.scale).data_dir;
 }
 
 double MinutesSince(std::chrono::steady_clock::time_point t) {
@@ -173,11 +171,11 @@ int RunSuite(const SuiteOptions& o) {
     }
     while (it.done < it.runs) {
       if (g_suite_interrupt) return kExitInterrupted;
-      std::fprintf(stderr, "trainbench: %s\n",
-                   runner::SuiteLine(o.run.scale, items, i, MinutesSince(start),
-                                     runner::EstimateMinutesLeft(items, measured,
-                                                                 measured_reference))
-                       .c_str());
+      std::fprintf(
+          stderr, "trainbench: %s\n",
+          runner::SuiteLine(o.run.scale, items, i, MinutesSince(start),
+                            runner::EstimateMinutesLeft(items, measured, measured_reference))
+              .c_str());
       RunOptions one = o.run;
       one.benchmark = it.benchmark;
       one.system = system;

@@ -185,6 +185,7 @@ ScaleDef ReadScale(const Reader& r, const std::string& scale, const YAML::Node& 
     }
   }
   s.runs_per_result = r.Int(n, p, "runs_per_result");
+  s.runs_basis = r.Str(n, p, "runs_basis", &empty);
   s.converged_runs_used = r.Int(n, p, "converged_runs_used", 0);
   if (s.converged_runs_used < 0 || s.converged_runs_used > s.runs_per_result) {
     throw r.Fail(n["converged_runs_used"], p + "converged_runs_used",

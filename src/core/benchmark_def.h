@@ -51,6 +51,9 @@ struct ScaleDef {
   // (train::EvalResult::extra). In the YAML, `secondary_targets: {segm_map: 0.339}`.
   std::vector<std::pair<std::string, double>> secondary_targets;
   int runs_per_result = 5;
+  // Why the count is what it is (`runs_basis:`; `trainbench list` shows it), e.g. "MLPerf's count
+  // for gnmt (10)".
+  std::string runs_basis;
   // > 0: of the runs_per_result runs, the first this many that converge make the result and
   // the others are discarded, not counted as failures (MLPerf v0.5 NCF: 50 of 100). 0: all.
   int converged_runs_used = 0;

@@ -1,13 +1,13 @@
 #include "runner/suite.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <regex>
-
-#include <unistd.h>
 
 #include "core/error.h"
 #include "core/log_reader.h"
@@ -93,13 +93,13 @@ std::vector<std::string> SetAsideInterrupted(const std::vector<std::string>& int
     }
     // link + unlink: unlike rename, never replaces a file that appeared in between.
     if (::link(from.c_str(), to.c_str()) != 0) {
-      throw core::FileError(path, 0,
-                            "cannot set the interrupted run aside as " + to.string() + ": " +
-                                std::strerror(errno));
+      throw core::FileError(
+          path, 0,
+          "cannot set the interrupted run aside as " + to.string() + ": " + std::strerror(errno));
     }
     if (::unlink(from.c_str()) != 0) {
-      throw core::FileError(path, 0, std::string("cannot remove after setting it aside: ") +
-                                         std::strerror(errno));
+      throw core::FileError(
+          path, 0, std::string("cannot remove after setting it aside: ") + std::strerror(errno));
     }
     moved.push_back(to.string());
   }
@@ -128,8 +128,8 @@ std::string SuiteLine(const std::string& scale, const std::vector<SuiteItem>& it
     done += std::min(it.done, it.runs);
     total += it.runs;
   }
-  std::string line = "suite " + scale + ": " + std::to_string(done) + "/" +
-                     std::to_string(total) + " runs done";
+  std::string line =
+      "suite " + scale + ": " + std::to_string(done) + "/" + std::to_string(total) + " runs done";
   if (current < items.size()) {
     const SuiteItem& it = items[current];
     line += "; now " + std::to_string(current + 1) + "/" + std::to_string(items.size()) + " " +

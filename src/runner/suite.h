@@ -37,9 +37,9 @@ std::vector<std::string> SetAsideInterrupted(const std::vector<std::string>& int
 // One benchmark of a suite.
 struct SuiteItem {
   std::string benchmark;
-  int runs = 0;                   // runs its result needs
-  int done = 0;                   // runs already in its folder (FolderRuns::counted)
-  double reference_minutes = 0;   // one run of the reference configuration; 0: unknown
+  int runs = 0;                  // runs its result needs
+  int done = 0;                  // runs already in its folder (FolderRuns::counted)
+  double reference_minutes = 0;  // one run of the reference configuration; 0: unknown
 };
 
 // Minutes the suite still needs: the runs not done, at the reference times scaled by how this

@@ -75,7 +75,8 @@ TEST(Suite, EstimateScalesTheReferenceTimesByWhatWasMeasured) {
 }
 
 TEST(Suite, LineSaysWhereTheSuiteIsAndWhatIsLeft) {
-  const std::vector<SuiteItem> items = {{"image_classification", 5, 5, 9}, {"object_detection", 5, 1, 9}};
+  const std::vector<SuiteItem> items = {{"image_classification", 5, 5, 9},
+                                        {"object_detection", 5, 1, 9}};
   EXPECT_EQ(SuiteLine("mini", items, 1, 62.4, 130.0),
             "suite mini: 6/10 runs done; now 2/2 object_detection, run 2/5; 1:02 elapsed, about "
             "2:10 left");

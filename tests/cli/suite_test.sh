@@ -40,7 +40,7 @@ for b in image_classification recommendation; do
 done
 # Run k has the seed `run --runs N --seed 7` gives it: 7 + k - 1.
 expect_grep '"key": "seed", "value": 8' "$S/recommendation/result_2.txt" "seed of run 2"
-expect_grep "^recommendation +mini +s +closed +2/5" "$W/out1" "summary table"
+expect_grep "^recommendation +mini +s +closed +2/10" "$W/out1" "summary table"
 [ -f "$S/suite-mini.html" ] || fail "no HTML report"
 
 # 2. Nothing left: no run starts.
