@@ -16,6 +16,7 @@ inline constexpr int kExitInterrupted = 130;
 
 struct ListOptions {
   bool json = false;
+  bool tunings = false;  // the tunings and the entry each takes on this CPU
 };
 int RunList(const ListOptions& o);
 

@@ -3,14 +3,19 @@
 // why each run count is what it is.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/benchmark_def.h"
+#include "core/error.h"
 #include "core/json.h"
 #include "core/paths.h"
+#include "core/provenance.h"
+#include "core/tuning.h"
 
 namespace trainbench::cli {
 
@@ -31,10 +36,69 @@ std::string Fixed(double v, const char* fmt) {
   return buf;
 }
 
+// `list --tunings`: each tuning file, and for every benchmark and scale it has settings for,
+// the entry this CPU takes (core::LoadTuning, as `run --tuning` chooses it) and its settings.
+int ListTunings(const std::vector<core::BenchmarkDef>& defs, bool json) {
+  namespace fs = std::filesystem;
+  const std::set<std::string> flags = core::CpuFlags();
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(core::TuningsDir(), ec)) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  if (ec) throw core::FileError(core::TuningsDir(), 0, "cannot read: " + ec.message());
+  std::sort(files.begin(), files.end());
+  core::Json all = core::Json::array();
+  std::string cpu_bf16 = flags.count("avx512_bf16") ? "avx512_bf16" : "no avx512_bf16";
+  if (!json) {
+    std::cout << "CPU: " << core::CpuModel() << " (" << cpu_bf16
+              << (flags.count("amx_bf16") ? ", amx_bf16" : "") << ")\n";
+  }
+  for (const std::string& file : files) {
+    for (const auto& d : defs) {
+      for (const auto& [scale, s] : d.scales) {
+        core::Tuning t;
+        try {
+          t = core::LoadTuning(file, d.name, scale, flags);
+        } catch (const core::Error& e) {
+          if (std::string(e.what()).find("has no settings for") != std::string::npos) continue;
+          throw;
+        }
+        std::string settings;
+        for (const auto& [k, v] : t.overrides)
+          settings += (settings.empty() ? "" : ", ") + k + "=" + v;
+        if (t.nproc)
+          settings +=
+              (settings.empty() ? "" : ", ") + std::string("nproc=") + std::to_string(*t.nproc);
+        if (t.threads)
+          settings +=
+              (settings.empty() ? "" : ", ") + std::string("threads=") + std::to_string(*t.threads);
+        if (json) {
+          all.push_back({{"tuning", t.name},
+                         {"path", t.path},
+                         {"benchmark", d.name},
+                         {"scale", scale},
+                         {"entry", t.entry},
+                         {"entries", t.entries},
+                         {"requires", t.requires},
+                         {"choice", t.choice},
+                         {"overrides", t.overrides}});
+        } else {
+          std::cout << t.name << "  " << d.name << " " << scale << ": " << settings << "\n";
+          if (!t.choice.empty()) std::cout << "    " << t.choice << "\n";
+        }
+      }
+    }
+  }
+  if (json) std::cout << all.dump(2) << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunList(const ListOptions& o) {
   auto defs = core::LoadAllBenchmarks(core::BenchmarksDir());
+  if (o.tunings) return ListTunings(defs, o.json);
   if (o.json) {
     core::Json all = core::Json::array();
     for (const auto& d : defs) {

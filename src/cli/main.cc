@@ -63,6 +63,9 @@ Command AddList(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "list", "List the benchmarks: scale, dataset, quality target, runs, reference time");
   cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_flag("--tunings", o->tunings,
+                "The tunings (configs/tunings) instead: for each benchmark and scale, the entry "
+                "that applies on this machine's CPU and why");
   return {cmd, [o] { return cli::RunList(*o); }};
 }
 

@@ -105,6 +105,12 @@ Json RequestedConfig(const RunOptions& o, const RunPlan& p) {
     req["tuning"] = Json{{"name", p.tuning->name}, {"path", p.tuning->path}};
     if (p.tuning->nproc) req["tuning"]["launch"]["nproc"] = *p.tuning->nproc;
     if (p.tuning->threads) req["tuning"]["launch"]["threads"] = *p.tuning->threads;
+    if (p.tuning->entries > 1) {
+      // Which of the machine-dependent entries ran, and why (core/tuning.h).
+      req["tuning"]["entry"] = p.tuning->entry;
+      req["tuning"]["requires"] = p.tuning->requires;
+      req["tuning"]["choice"] = p.tuning->choice;
+    }
   }
   if (o.threads > 0) req["threads"] = o.threads;
   req["loader_threads"] = o.loader_threads;
@@ -332,6 +338,10 @@ uint64_t JoinJob(const RunOptions& o, RunPlan& p, std::unique_ptr<dist::StoreSer
 }
 
 void PrintStart(const RunOptions& o, const RunPlan& p) {
+  if (p.tuning && !p.tuning->choice.empty()) {
+    std::fprintf(stderr, "trainbench: tuning %s for %s %s: %s\n", p.tuning->name.c_str(),
+                 p.def.name.c_str(), p.scale->scale.c_str(), p.tuning->choice.c_str());
+  }
   const dist::Rendezvous& rv = p.rendezvous;
   std::string procs = rv.world_size > 1 ? ", " + dist::Describe(rv) + " x " +
                                               std::to_string(p.threads) + " thread(s)"

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/benchmark_def.h"
 #include "core/error.h"
@@ -142,6 +143,63 @@ TEST(Tuning, RefusesWhatIsNotATuningFile) {
             (std::map<std::string, std::string>{{"x", "1"}}));
 }
 
+TEST(Tuning, PicksTheFirstEntryThisCpuCanRunAndSaysWhy) {
+  const std::string p = Write("t12.yaml",
+                              "name: aware\n"
+                              "benchmarks:\n"
+                              "  a:\n"
+                              "    mini:\n"
+                              "      - requires: [avx512_bf16]\n"
+                              "        precision: bf16\n"
+                              "        malloc_reuse: true\n"
+                              "      - requires: amx_tile\n"
+                              "        launch: {nproc: 2}\n"
+                              "      - malloc_reuse: true\n"
+                              "    full: {x: 1}\n");
+  const Tuning bf16 = LoadTuning(p, "a", "mini", {"avx2", "avx512f", "avx512_bf16"});
+  EXPECT_EQ(bf16.overrides,
+            (std::map<std::string, std::string>{{"malloc_reuse", "true"}, {"precision", "bf16"}}));
+  EXPECT_EQ(bf16.entry, 1);
+  EXPECT_EQ(bf16.entries, 3);
+  EXPECT_EQ(bf16.requires, std::vector<std::string>{"avx512_bf16"});
+  EXPECT_EQ(bf16.choice, "entry 1 of 3 (this CPU has avx512_bf16)");
+  const Tuning avx2 = LoadTuning(p, "a", "mini", {"avx", "avx2"});
+  EXPECT_EQ(avx2.overrides, (std::map<std::string, std::string>{{"malloc_reuse", "true"}}));
+  EXPECT_FALSE(avx2.nproc.has_value());
+  EXPECT_EQ(avx2.entry, 3);
+  EXPECT_EQ(
+      avx2.choice,
+      "entry 3 of 3; entry 1 needs avx512_bf16, which this CPU lacks; entry 2 needs amx_tile, "
+      "which this CPU lacks");
+  EXPECT_EQ(LoadTuning(p, "a", "mini", {"amx_tile"}).nproc, 2);
+  const Tuning plain = LoadTuning(p, "a", "full", {});
+  EXPECT_EQ(plain.choice, "");
+  EXPECT_EQ(plain.entries, 1);
+
+  // No entry fits: refused, naming the file, the line and what each needs.
+  const std::string none = Write("t13.yaml",
+                                 "name: n\nbenchmarks:\n  a:\n    mini:\n"
+                                 "      - {requires: [avx512_bf16], precision: bf16}\n");
+  EXPECT_EQ(ErrorOf(none, "a", "mini").substr(0, none.size()), none);
+  try {
+    LoadTuning(none, "a", "mini", {"avx2"});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              none +
+                  ":5: benchmarks.a.mini: no entry this CPU can run (entry 1 needs "
+                  "avx512_bf16, which this CPU lacks); end the list with an entry that "
+                  "requires nothing");
+  }
+  // A bad entry is an error whatever the CPU, with its place in the list.
+  const std::string bad = Write("t14.yaml",
+                                "name: n\nbenchmarks:\n  a:\n    mini:\n"
+                                "      - {x: 1}\n      - {requires: {cpu: avx2}}\n");
+  EXPECT_NE(ErrorOf(bad, "a", "mini").find("benchmarks.a.mini[2].requires: expected a CPU feature"),
+            std::string::npos)
+      << ErrorOf(bad, "a", "mini");
+}
+
 // Every tuning shipped in configs/tunings names real benchmarks and scales, and each of its
 // settings is accepted in the closed division exactly as `trainbench run --tuning` would check it.
 TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
@@ -157,14 +215,31 @@ TEST(Tuning, TheShippedTuningsAreClosedDivisionLegal) {
         const std::string scale = s.first.as<std::string>();
         try {
           const BenchmarkDef def = FindBenchmark(BenchmarksDir(), bench);
-          const Tuning t = LoadTuning(path, bench, scale);
-          EXPECT_TRUE(!t.overrides.empty() || t.nproc || t.threads)
-              << path << ": " << bench << " " << scale;
-          const ResolvedConfig c = ResolveConfig(def.Scale(scale), t.overrides, Division::kClosed);
-          for (const auto& [key, value] : t.overrides) {
-            EXPECT_TRUE(c.effective.contains(key))
-                << path << ": " << bench << " " << scale << " " << key;
+          // Each entry, on a CPU with exactly the features it needs (the last one: none).
+          const size_t n = s.second.IsSequence() ? s.second.size() : 1;
+          for (size_t i = 0; i < n; ++i) {
+            std::set<std::string> flags;
+            if (s.second.IsSequence() && s.second[i]["requires"]) {
+              const YAML::Node r = s.second[i]["requires"];
+              if (r.IsScalar()) flags.insert(r.as<std::string>());
+              for (size_t k = 0; r.IsSequence() && k < r.size(); ++k) {
+                flags.insert(r[k].as<std::string>());
+              }
+            }
+            const Tuning t = LoadTuning(path, bench, scale, flags);
+            EXPECT_EQ(t.entry, static_cast<int>(i + 1)) << path << ": " << bench << " " << scale;
+            EXPECT_TRUE(!t.overrides.empty() || t.nproc || t.threads)
+                << path << ": " << bench << " " << scale;
+            const ResolvedConfig c =
+                ResolveConfig(def.Scale(scale), t.overrides, Division::kClosed);
+            for (const auto& [key, value] : t.overrides) {
+              EXPECT_TRUE(c.effective.contains(key))
+                  << path << ": " << bench << " " << scale << " " << key;
+            }
           }
+          // A list ends with an entry any CPU runs.
+          EXPECT_TRUE(LoadTuning(path, bench, scale, {}).requires.empty())
+              << path << ": " << bench << " " << scale;
         } catch (const std::exception& e) {
           ADD_FAILURE() << path << ": " << bench << " " << scale << ": " << e.what();
         }
