@@ -67,6 +67,11 @@ struct SuiteOptions {
 };
 int RunSuite(const SuiteOptions& o);
 
+// In the LibTorch-free `trainbench` of a LibTorch build: replaces this process with
+// trainbench-torch from the same folder, given the same arguments (`run` and `gtp` train or
+// play there). Returns only by throwing core::Error when it cannot be started.
+[[noreturn]] void ExecTorchBinary(char** argv);
+
 // The host name as a folder name (characters other than letters, digits, - and _ become _).
 std::string DefaultSystemName();
 // Throws core::Error unless `name` is one path component (--system may be empty: the host name).

@@ -105,7 +105,7 @@ void AddRunLayoutFlags(CLI::App* cmd, cli::RunOptions& run) {
                 "logical CPUs (a time measured so is not representative)");
 }
 
-Command AddRun(CLI::App& app) {
+Command AddRun(CLI::App& app, char** argv) {
   struct Flags {
     cli::RunOptions run;
     std::vector<std::string> benchmarks;
@@ -158,7 +158,10 @@ Command AddRun(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   AddRunLayoutFlags(cmd, run);
   cmd->add_flag("--no-progress", f->no_progress, "No live progress line on stderr");
-  return {cmd, [f] {
+  return {cmd, [f, argv] {
+#ifdef TRAINBENCH_DELEGATE_TO_TORCH
+            cli::ExecTorchBinary(argv);  // the flags were checked here; trainbench-torch trains
+#endif
             f->run.progress = !f->no_progress;
             if (!f->suite.empty()) {
               cli::SuiteOptions s;
@@ -270,7 +273,7 @@ Command AddHistory(CLI::App& app) {
   return {cmd, [o] { return report::RunHistoryCommand(*o, std::cout, std::cerr); }};
 }
 
-Command AddGtp(CLI::App& app) {
+Command AddGtp(CLI::App& app, char** argv) {
   auto o = std::make_shared<cli::GtpOptions>();
   auto* cmd = app.add_subcommand(
       "gtp", "Play Go over the Go Text Protocol on stdin/stdout (MiniGo-style player)");
@@ -295,7 +298,12 @@ Command AddGtp(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Seed (network init and search noise)")
       ->check(kSeed)
       ->capture_default_str();
-  return {cmd, [o] { return cli::RunGtp(*o); }};
+  return {cmd, [o, argv] {
+#ifdef TRAINBENCH_DELEGATE_TO_TORCH
+            cli::ExecTorchBinary(argv);
+#endif
+            return cli::RunGtp(*o);
+          }};
 }
 
 Command AddScoreBleu(CLI::App* score) {
@@ -339,9 +347,9 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "trainbench 0.1.0");
   // In this order in the help.
-  std::vector<Command> commands = {AddList(app),   AddPrepare(app),   AddRun(app),
+  std::vector<Command> commands = {AddList(app),   AddPrepare(app),   AddRun(app, argv),
                                    AddCheck(app),  AddSummarize(app), AddCompare(app),
-                                   AddReport(app), AddHistory(app),   AddGtp(app)};
+                                   AddReport(app), AddHistory(app),   AddGtp(app, argv)};
   auto* score =
       app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score->require_subcommand(1);

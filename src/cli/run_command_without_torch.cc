@@ -1,5 +1,15 @@
-// `trainbench run` in a build configured with -DTRAINBENCH_WITH_TORCH=OFF: the checker,
-// summarizer and listings work, training does not.
+// `run` and `gtp` in the LibTorch-free `trainbench`: in a LibTorch build they are handed over to
+// trainbench-torch (ExecTorchBinary, called by main.cc before these); in a build configured with
+// -DTRAINBENCH_WITH_TORCH=OFF the checker, summarizer and listings work, training does not.
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
 #include "cli/commands.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
@@ -7,6 +17,23 @@
 #include "core/tuning.h"
 
 namespace trainbench::cli {
+
+void ExecTorchBinary(char** argv) {
+  char self[PATH_MAX] = {0};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0)
+    throw core::Error("cannot find this executable (/proc/self/exe) to start trainbench-torch");
+  const std::string torch =
+      (std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() /
+       "trainbench-torch")
+          .string();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  argv[0] = const_cast<char*>(torch.c_str());
+  ::execv(torch.c_str(), argv);
+  throw core::Error(torch + ": cannot start it (" + std::strerror(errno) +
+                    "); `run` and `gtp` need trainbench-torch next to trainbench");
+}
 
 int RunRun(const RunOptions& o) {
   // The checks of the LibTorch build's RunRun come first, in its order (an unknown benchmark,
