@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
     auto ev = [&](const char* type, const char* key, const std::string& value,
                   const std::string& md) {
       out << ":::MLLOG {\"namespace\": \"\", \"time_ms\": " << t++ << ", \"event_type\": \"" << type
-          << "\", \"key\": \"" << key << "\", \"value\": " << value << ", \"metadata\": {"
-          << md << "}}\n";
+          << "\", \"key\": \"" << key << "\", \"value\": " << value << ", \"metadata\": {" << md
+          << "}}\n";
     };
     ev("POINT_IN_TIME", "submission_benchmark", "\"ncf\"", "");
     ev("INTERVAL_START", "run_start", "null", "");
@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
       {"trainbench list", {tb, "list"}},
       {"trainbench list --tunings", {tb, "list", "--tunings"}},
       {"trainbench check LOG", {tb, "check", log}},
-      {"trainbench summarize DIR --no-history", {tb, "summarize", scratch + "/results", "--no-history"}},
+      {"trainbench summarize DIR --no-history",
+       {tb, "summarize", scratch + "/results", "--no-history"}},
       {"trainbench score bleu REF HYP", {tb, "score", "bleu", ref, hyp}},
       {"trainbench run --help", {tb, "run", "--help"}},
       {"trainbench-torch --version (LibTorch)", {torch, "--version"}},
