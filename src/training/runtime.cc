@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 #include "core/malloc_reuse.h"
 #include "core/random.h"
@@ -74,6 +75,11 @@ core::Json TorchProvenance(const torch::Device& device) {
   j["malloc_reuse"] = core::MallocReuseEnabled();
   j["device"] = device.str();
   j["parallel_info"] = at::get_parallel_info();
+  // How OpenMP threads wait (the launcher chooses on a busy machine:
+  // cli/run_command_without_torch.cc).
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  j["omp_wait_policy"] = policy ? policy : "default";
+  if (const char* why = std::getenv("TRAINBENCH_OMP_WAIT")) j["omp_wait_policy_why"] = why;
   j["mkldnn"] = at::hasMKLDNN();
   j["cuda_available"] = torch::cuda::is_available();
   return j;

@@ -79,12 +79,17 @@ expect_rc 0 $? "check of the tuned run"
 # A machine-aware tuning: the first entry whose CPU features this machine has; the run says and
 # logs which and why. (A feature no CPU has, so the choice is the same on every machine.)
 printf 'name: aware\nbenchmarks:\n  recommendation:\n    mini:\n      - {requires: [no_such_cpu_feature], blas_threads: 2}\n      - {blas_threads: 1}\n' >"$W/aware.yaml"
-"$TB" run recommendation --data "$D" --runs 1 --seed 5 --max-steps 2 --tuning "$W/aware.yaml" \
+OMP_WAIT_POLICY=ACTIVE "$TB" run recommendation --data "$D" --runs 1 --seed 5 --max-steps 2 --tuning "$W/aware.yaml" \
   --results "$W/aware" --system s --no-progress >"$W/aware.out" 2>"$W/aware.err"
 expect_grep "tuning aware for recommendation mini: entry 2 of 2; entry 1 needs no_such_cpu_feature, which this CPU lacks" \
   "$W/aware.err" "the choice on stderr"
 expect_grep '"blas_threads": "1", .*"tuning": \{"name": "aware", .*"entry": 2, "requires": \[\], "choice": "entry 2 of 2; entry 1 needs no_such_cpu_feature' \
   "$W/aware/s/recommendation/result_1.txt" "the choice in trainbench_config_requested"
+# How OpenMP threads wait is logged, with why (a policy the user set is kept).
+expect_grep '"omp_wait_policy": "ACTIVE", "omp_wait_policy_why": "OMP_WAIT_POLICY=ACTIVE, set by the user"' \
+  "$W/aware/s/recommendation/result_1.txt" "the user's OpenMP wait policy"
+expect_grep '"omp_wait_policy": "(default|PASSIVE)", "omp_wait_policy_why": "[^"]*other processes used [0-9]+% of the CPUs at launch"' \
+  "$TUNED" "the launcher's OpenMP wait policy and why"
 "$TB" list --tunings >"$W/tunings.out" 2>&1
 expect_rc 0 $? "list --tunings"
 expect_grep "^optimized  recommendation mini: blas_threads=1, eval_batch_pairs=16384" "$W/tunings.out" "listed"
