@@ -39,7 +39,7 @@ void ChooseOmpWaitPolicy() {
     return;
   }
   const auto before = core::ReadCpuTimes();
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // 20 ticks of 2 cores
   const auto after = core::ReadCpuTimes();
   const auto share =
       before && after ? core::CpuShareBetween(*before, *after) : std::optional<core::CpuShare>();
