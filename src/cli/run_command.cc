@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/interrupt_signals.h"
 #include "core/atomic_file.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
@@ -55,29 +56,6 @@ volatile sig_atomic_t g_parent_interrupt = 0;
 
 void WorkerSigint(int) { g_interrupt.store(true); }
 void ParentSigint(int) { g_parent_interrupt = 1; }
-
-// While alive, SIGINT and SIGTERM to the launcher set g_parent_interrupt (the runner passes
-// them on to the workers and starts no further run).
-class ParentSignals {
- public:
-  ParentSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = ParentSigint;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~ParentSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  ParentSignals(const ParentSignals&) = delete;
-  ParentSignals& operator=(const ParentSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {
-  }, old_term_{};
-};
 
 struct RunPlan {
   core::BenchmarkDef def;
@@ -392,7 +370,9 @@ int RunRun(const RunOptions& o) {
   const runner::SeriesOptions series = SeriesOf(o, p, base_seed);
   runner::SeriesResult result;
   {
-    ParentSignals signals;
+    // SIGINT and SIGTERM set g_parent_interrupt: the runner passes them on to the workers and
+    // starts no further run.
+    InterruptSignals signals(ParentSigint);
     result = runner::RunSeries(
         series, [&o, &p](const runner::WorkerContext& w) { return WorkerMain(o, p, w); },
         std::cerr);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/interrupt_signals.h"
 #include "core/benchmark_def.h"
 #include "core/error.h"
 #include "core/paths.h"
@@ -30,29 +31,6 @@ namespace {
 
 volatile sig_atomic_t g_suite_interrupt = 0;
 void SuiteSigint(int) { g_suite_interrupt = 1; }
-
-// SIGINT/SIGTERM between runs end the suite after the current step (RunRun installs its own
-// handlers while a run goes, and restores these).
-class SuiteSignals {
- public:
-  SuiteSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = SuiteSigint;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SuiteSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  SuiteSignals(const SuiteSignals&) = delete;
-  SuiteSignals& operator=(const SuiteSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {
-  }, old_term_{};
-};
 
 struct Planned {
   runner::SuiteItem item;
@@ -159,7 +137,9 @@ int RunSuite(const SuiteOptions& o) {
                o.run.scale.c_str(), items.size(), total, done, o.run.results.c_str(),
                system.c_str());
 
-  SuiteSignals signals;
+  // SIGINT/SIGTERM between runs end the suite before the next run (RunRun handles them while a
+  // run goes, and restores this handler).
+  InterruptSignals signals(SuiteSigint);
   const auto start = std::chrono::steady_clock::now();
   double measured = 0, measured_reference = 0;
   for (size_t i = 0; i < plan.size(); ++i) {
