@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "go/game.h"
 #include "metrics/score_command.h"
+#include "package/package.h"
 #include "report/history_command.h"
 #include "report/history_import.h"
 #include "report/report_command.h"
@@ -271,6 +272,28 @@ Command AddHistory(CLI::App& app) {
   cmd->add_option("--system", o->system, "Only this system");
   cmd->add_option("--db", o->db_path, "Results history database (default: the user's data folder)");
   return {cmd, [o] { return report::RunHistoryCommand(*o, std::cout, std::cerr); }};
+}
+
+Command AddPackage(CLI::App& app) {
+  auto o = std::make_shared<package::PackageOptions>();
+  auto* cmd = app.add_subcommand(
+      "package", "Write the MLPerf Training submission tree of results folders (docs/package.md)");
+  cmd->add_option("results", o->results, "Results folders (RESULTS/<system>/<benchmark>/...)")
+      ->required();
+  cmd->add_option("--org", o->org, "Submitting organization (the package's top folder)")
+      ->required();
+  cmd->add_option("-o,--output", o->output, "Folder to write (must not exist, or be empty)")
+      ->required();
+  cmd->add_option("--system", o->system,
+                  "System name (default: each results folder's system level)");
+  cmd->add_option("--system-json", o->system_json,
+                  "JSON object of system-description fields only a person knows (its keys "
+                  "override what the logs tell)");
+  cmd->add_option("--ruleset", o->ruleset, "Rule set every log must pass (as `check`)")
+      ->capture_default_str();
+  cmd->add_option("--rules-dir", o->rules_dir,
+                  "Where rule sets live (default: the installed rules/)");
+  return {cmd, [o] { return package::RunPackageCommand(*o, std::cout, std::cerr); }};
 }
 
 Command AddGtp(CLI::App& app, char** argv) {
