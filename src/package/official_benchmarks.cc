@@ -8,7 +8,7 @@ namespace {
 // mlperf_logging/benchmark_meta.py: _ALL_RESULT_FILE_COUNTS['training'] and
 // _ALL_ALLOWED_BENCHMARKS['training']['4.0'], for the benchmarks trainbench has.
 constexpr OfficialBenchmark kOfficial[] = {
-    {"resnet", 5, true},       {"ssd", 5, true},  {"maskrcnn", 5, false}, {"gnmt", 10, false},
+    {"resnet", 5, true},        {"ssd", 5, true},   {"maskrcnn", 5, false}, {"gnmt", 10, false},
     {"transformer", 10, false}, {"ncf", 10, false}, {"minigo", 10, false},
 };
 

@@ -12,9 +12,9 @@ namespace trainbench::package {
 inline constexpr const char* kOfficialRuleset = "4.0.0";
 
 struct OfficialBenchmark {
-  const char* log_name;   // MLLOG submission_benchmark, the results folder's name
-  int result_files;       // exactly this many result_*.txt per result (package_checker)
-  bool in_training_4_0;   // in benchmark_meta's allowed benchmarks of training 4.0
+  const char* log_name;  // MLLOG submission_benchmark, the results folder's name
+  int result_files;      // exactly this many result_*.txt per result (package_checker)
+  bool in_training_4_0;  // in benchmark_meta's allowed benchmarks of training 4.0
 };
 
 // The entry for `log_name`, or nullptr when the official tools do not know it.

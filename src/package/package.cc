@@ -106,8 +106,10 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
   if (!o.system.empty()) CheckComponent("--system", o.system);
   if (o.output.empty()) throw core::Error("-o: the output folder is empty");
   std::error_code ec;
-  if (fs::exists(o.output, ec) && (!fs::is_directory(o.output, ec) || !fs::is_empty(o.output, ec))) {
-    throw core::Error(o.output + ": exists and is not an empty folder; package never overwrites: "
+  if (fs::exists(o.output, ec) &&
+      (!fs::is_directory(o.output, ec) || !fs::is_empty(o.output, ec))) {
+    throw core::Error(o.output +
+                      ": exists and is not an empty folder; package never overwrites: "
                       "name a new folder");
   }
   const compliance::Ruleset own = compliance::LoadRuleset(o.rules_dir, o.ruleset);
@@ -135,7 +137,9 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
       core::ParsedLog log = core::ParseLog(in, file);
       compliance::CheckReport report = compliance::CheckLog(log, own);
       if (!report.passed()) {
-        err << "trainbench package: " << Describe(file, FirstError(report)) << " (fails `trainbench check --ruleset " << o.ruleset << "`: " << report.errors() << " errors)\n";
+        err << "trainbench package: " << Describe(file, FirstError(report))
+            << " (fails `trainbench check --ruleset " << o.ruleset << "`: " << report.errors()
+            << " errors)\n";
         ++refused;
         continue;
       }
@@ -166,8 +170,8 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
         r.log_name = log_name;
         r.folder = folder;
       } else if (r.folder != folder) {
-        throw core::Error("two results for " + system + "/" + log_name + ": " + r.folder +
-                          " and " + folder + "; package one of them (or name another --system)");
+        throw core::Error("two results for " + system + "/" + log_name + ": " + r.folder + " and " +
+                          folder + "; package one of them (or name another --system)");
       }
       r.facts.push_back(ReadLogFacts(log));
       r.runs.push_back(std::move(run));
@@ -199,8 +203,8 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
     if (!unknown.empty()) {
       notes.push_back("systems/" + system + ".json: " + std::to_string(unknown.size()) + " of " +
                       std::to_string(RequiredFields().size()) +
-                      " required fields are \"unknown\" (the logs do not say): " +
-                      Join(unknown) + "; give them in --system-json");
+                      " required fields are \"unknown\" (the logs do not say): " + Join(unknown) +
+                      "; give them in --system-json");
     }
     std::vector<std::string> not_int;
     for (const std::string& k : IntegerFields()) {
@@ -209,10 +213,12 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
     }
     if (!not_int.empty()) {
       warnings.push_back("systems/" + system + ".json: the official result summarizer reads " +
-                         Join(not_int) + " as integers and stops on anything else");
+                         Join(not_int) + (not_int.size() == 1 ? " as an integer" : " as integers") +
+                         " and stops on anything else: give it in --system-json");
     }
     if (d["status"] == kUnknown) {
-      warnings.push_back("systems/" + system + ".json: status unknown: the official checker "
+      warnings.push_back("systems/" + system +
+                         ".json: status unknown: the official checker "
                          "wants one of \"Available on-premise\", \"Available cloud\", "
                          "\"Research, Development, or Internal (RDI)\", \"Preview\"");
     }
@@ -234,8 +240,8 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
                          " and reports an error");
     }
     if (!b->in_training_4_0) {
-      warnings.push_back(where + ": MLPerf Training " + kOfficialRuleset + " has no " +
-                         r.log_name + ": its package checker skips it (\"Skipping benchmark\")");
+      warnings.push_back(where + ": MLPerf Training " + kOfficialRuleset + " has no " + r.log_name +
+                         ": its package checker skips it (\"Skipping benchmark\")");
       continue;
     }
     int failing = 0;
@@ -273,8 +279,8 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
   for (const std::string& w : warnings) err << "warning: " << w << "\n";
   out << "wrote " << o.output << "/" << o.org << ":\n";
   for (const auto& [key, r] : results) {
-    out << "  results/" << r.system << "/" << r.log_name << "  " << r.runs.size()
-        << " runs  (from " << r.folder << ")\n";
+    out << "  results/" << r.system << "/" << r.log_name << "  " << r.runs.size() << " runs  (from "
+        << r.folder << ")\n";
   }
   for (const auto& [system, d] : systems) out << "  systems/" << system << ".json\n";
   out << "official check: python3 -m mlperf_logging.package_checker " << o.output << "/" << o.org

@@ -18,11 +18,11 @@
 namespace trainbench::package {
 
 struct PackageOptions {
-  std::vector<std::string> results;  // trainbench results folders (or one system's folder)
-  std::string org;                   // submitter, the package's top folder
-  std::string output;                // DIR: must not exist, or be empty
-  std::string system;                // "" : each run's system folder (RESULTS/<system>/...)
-  std::string system_json;           // "" : none; else the fields only a person knows
+  std::vector<std::string> results;        // trainbench results folders (or one system's folder)
+  std::string org;                         // submitter, the package's top folder
+  std::string output;                      // DIR: must not exist, or be empty
+  std::string system;                      // "" : each run's system folder (RESULTS/<system>/...)
+  std::string system_json;                 // "" : none; else the fields only a person knows
   std::string ruleset = "trainbench-1.0";  // what each log must pass (`trainbench check`)
   std::string rules_dir = core::RulesDir();
   std::string benchmarks_dir = core::BenchmarksDir();  // definitions: log_name of a benchmark

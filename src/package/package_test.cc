@@ -5,17 +5,19 @@
 #include "package/package.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <unistd.h>
-
 #include "core/atomic_file.h"
+#include "core/benchmark_def.h"
 #include "core/json.h"
 #include "package/official_benchmarks.h"
 #include "package/system_description.h"
+#include "summary/results_scan.h"
+#include "summary/summarize.h"
 
 namespace trainbench::package {
 namespace {
@@ -127,7 +129,7 @@ TEST(Package, SystemDescriptionFromTheProvenanceWithEveryRequiredField) {
   EXPECT_EQ(d["system_name"], "epyc2");
   EXPECT_EQ(d["division"], "closed");
   EXPECT_EQ(d["status"], "Available on-premise");  // submission_status onprem
-  EXPECT_EQ(d["number_of_nodes"], "1");             // world_size 1
+  EXPECT_EQ(d["number_of_nodes"], "1");            // world_size 1
   EXPECT_EQ(d["host_processor_model_name"], "AMD EPYC");
   EXPECT_EQ(d["host_processor_vcpu_count"], "2");
   EXPECT_EQ(d["accelerators_per_node"], "0");  // device cpu
@@ -262,6 +264,39 @@ TEST(SystemDescription, FactsThatDifferBetweenLogsAreUnknown) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("AMD EPYC, Intel Xeon"), std::string::npos);
   EXPECT_EQ(AvailabilityOf("somewhere"), kUnknown);
+}
+
+// The official result summarizer's minutes (recorded in testdata/official, with the command that
+// made them) equal trainbench's olympic means of the same runs.
+TEST(OfficialTools, SummarizerTimesEqualTrainbenchSummarize) {
+  std::istringstream in(
+      core::ReadFile(kSrc + "/src/package/testdata/official/result_summarizer_open.txt"));
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::istringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  ASSERT_EQ(rows.size(), 2u);
+  auto official = [&](const std::string& column) {
+    for (size_t i = 0; i < rows[0].size(); ++i) {
+      if (rows[0][i] == column) return std::stod(rows[1].at(i));
+    }
+    ADD_FAILURE() << "no column " << column;
+    return 0.0;
+  };
+  std::vector<core::BenchmarkDef> defs = core::LoadAllBenchmarks(kSrc + "/configs/benchmarks");
+  for (auto [folder, log_name] :
+       {std::pair<std::string, std::string>{"image_classification_epyc2_reference", "resnet"},
+        {"object_detection_epyc2_reference", "ssd"}}) {
+    summary::ScanResult scan = summary::ScanResults(kSrc + "/docs/calibration/results/" + folder);
+    std::vector<summary::BenchmarkSummary> s = summary::Summarize(scan.runs, defs);
+    ASSERT_EQ(s.size(), 1u);
+    ASSERT_TRUE(s[0].olympic_mean_minutes);
+    EXPECT_NEAR(*s[0].olympic_mean_minutes, official(log_name), 0.01) << log_name;
+  }
 }
 
 }  // namespace

@@ -170,7 +170,8 @@ void ApplyOverrides(const std::string& path, core::Json* description) {
       throw core::FileError(path, 0,
                             "field \"" + it.key() +
                                 "\": the value must be a string (the official checker joins "
-                                "the fields as text), got " + it->dump());
+                                "the fields as text), got " +
+                                it->dump());
     }
     (*description)[it.key()] = *it;
   }

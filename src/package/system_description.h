@@ -39,8 +39,8 @@ LogFacts ReadLogFacts(const core::ParsedLog& log);
 std::string AvailabilityOf(const std::string& submission_status);
 
 struct DescriptionInput {
-  std::string org;     // submitter
-  std::string system;  // system_name
+  std::string org;             // submitter
+  std::string system;          // system_name
   std::vector<LogFacts> logs;  // every log of the system (at least one)
 };
 
