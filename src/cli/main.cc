@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "go/game.h"
 #include "metrics/score_command.h"
+#include "package/package.h"
 #include "report/history_command.h"
 #include "report/history_import.h"
 #include "report/report_command.h"
@@ -273,6 +274,28 @@ Command AddHistory(CLI::App& app) {
   return {cmd, [o] { return report::RunHistoryCommand(*o, std::cout, std::cerr); }};
 }
 
+Command AddPackage(CLI::App& app) {
+  auto o = std::make_shared<package::PackageOptions>();
+  auto* cmd = app.add_subcommand(
+      "package", "Write the MLPerf Training submission tree of results folders (docs/package.md)");
+  cmd->add_option("results", o->results, "Results folders (RESULTS/<system>/<benchmark>/...)")
+      ->required();
+  cmd->add_option("--org", o->org, "Submitting organization (the package's top folder)")
+      ->required();
+  cmd->add_option("-o,--output", o->output, "Folder to write (must not exist, or be empty)")
+      ->required();
+  cmd->add_option("--system", o->system,
+                  "System name (default: each results folder's system level)");
+  cmd->add_option("--system-json", o->system_json,
+                  "JSON object of system-description fields only a person knows (its keys "
+                  "override what the logs tell)");
+  cmd->add_option("--ruleset", o->ruleset, "Rule set every log must pass (as `check`)")
+      ->capture_default_str();
+  cmd->add_option("--rules-dir", o->rules_dir,
+                  "Where rule sets live (default: the installed rules/)");
+  return {cmd, [o] { return package::RunPackageCommand(*o, std::cout, std::cerr); }};
+}
+
 Command AddGtp(CLI::App& app, char** argv) {
   auto o = std::make_shared<cli::GtpOptions>();
   auto* cmd = app.add_subcommand(
@@ -347,9 +370,9 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "trainbench 0.1.0");
   // In this order in the help.
-  std::vector<Command> commands = {AddList(app),   AddPrepare(app),   AddRun(app, argv),
-                                   AddCheck(app),  AddSummarize(app), AddCompare(app),
-                                   AddReport(app), AddHistory(app),   AddGtp(app, argv)};
+  std::vector<Command> commands = {
+      AddList(app),    AddPrepare(app), AddRun(app, argv), AddCheck(app),   AddSummarize(app),
+      AddCompare(app), AddReport(app),  AddHistory(app),   AddPackage(app), AddGtp(app, argv)};
   auto* score =
       app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score->require_subcommand(1);
