@@ -101,7 +101,10 @@ void WriteTree(const std::string& root, const PackageOptions& o,
   }
 }
 
-int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
+using Results = std::map<std::pair<std::string, std::string>, Result>;  // (system, log name)
+
+// The output must be a new or empty folder: package never overwrites.
+void CheckOptions(const PackageOptions& o) {
   CheckComponent("--org", o.org);
   if (!o.system.empty()) CheckComponent("--system", o.system);
   if (o.output.empty()) throw core::Error("-o: the output folder is empty");
@@ -112,15 +115,18 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
                       ": exists and is not an empty folder; package never overwrites: "
                       "name a new folder");
   }
-  const compliance::Ruleset own = compliance::LoadRuleset(o.rules_dir, o.ruleset);
-  const compliance::Ruleset official = compliance::LoadRuleset(o.rules_dir, kOfficialRuleset);
-  std::map<std::string, std::string> log_names;  // trainbench name -> MLLOG name
-  for (const core::BenchmarkDef& d : core::LoadAllBenchmarks(o.benchmarks_dir)) {
-    log_names[d.name] = d.log_name;
-  }
+}
 
-  std::map<std::pair<std::string, std::string>, Result> results;
+// Every log of the results folders, checked (`trainbench check`'s rules and the official 4.0.0
+// ones) and grouped by system and MLLOG benchmark name. A log that fails the check is named on
+// `err` and counted in *refused; a layout that cannot be packaged throws core::Error.
+Results CollectResults(const PackageOptions& o, const compliance::Ruleset& own,
+                       const compliance::Ruleset& official,
+                       const std::map<std::string, std::string>& log_names, std::ostream& err,
+                       int* refused_out) {
+  Results results;
   int refused = 0;
+  std::error_code ec;
   for (const std::string& dir : o.results) {
     if (!fs::is_directory(dir, ec)) throw core::Error(dir + ": not a results folder");
     std::vector<std::string> not_regular;
@@ -177,13 +183,16 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
       r.runs.push_back(std::move(run));
     }
   }
-  if (refused > 0) {
-    err << "trainbench package: " << refused
-        << " log(s) fail the check; nothing was written (see `trainbench check` for the "
-           "report)\n";
-    return 2;
-  }
+  *refused_out = refused;
+  return results;
+}
 
+// systems/<system>.json for each system, and what the official tools will say about them.
+std::map<std::string, core::Json> DescribeSystems(const PackageOptions& o, const Results& results,
+                                                  std::vector<std::string>* warnings_out,
+                                                  std::vector<std::string>* notes_out) {
+  std::vector<std::string>& warnings = *warnings_out;
+  std::vector<std::string>& notes = *notes_out;
   // The system descriptions.
   std::map<std::string, DescriptionInput> inputs;
   for (const auto& [key, r] : results) {
@@ -193,7 +202,6 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
     in.logs.insert(in.logs.end(), r.facts.begin(), r.facts.end());
   }
   std::map<std::string, core::Json> systems;
-  std::vector<std::string> warnings, notes;
   for (const auto& [system, in] : inputs) {
     std::vector<std::string> differ;
     core::Json d = DescribeSystem(in, &differ);
@@ -225,7 +233,15 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
     systems[system] = std::move(d);
   }
 
-  // What the official package checker will say about each result.
+  return systems;
+}
+
+// What the official package checker will say about each result (counts, benchmarks it skips,
+// logs its rules reject).
+void JudgeResults(const PackageOptions& o, const Results& results,
+                  std::vector<std::string>* warnings_out, std::vector<std::string>* notes_out) {
+  std::vector<std::string>& warnings = *warnings_out;
+  std::vector<std::string>& notes = *notes_out;
   for (const auto& [key, r] : results) {
     const std::string where = o.org + "/results/" + r.system + "/" + r.log_name;
     const OfficialBenchmark* b = FindOfficialBenchmark(r.log_name);
@@ -260,8 +276,12 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
                       " rules (accepted under olympic scoring): " + first);
     }
   }
+}
 
-  // Build the tree beside the output, then rename it into place.
+// The tree is built beside the output and renamed into place: a failure leaves nothing.
+void WriteInPlace(const PackageOptions& o, const Results& results,
+                  const std::map<std::string, core::Json>& systems) {
+  std::error_code ec;
   fs::path target = fs::absolute(o.output).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();
   if (!target.parent_path().empty()) core::MakeDirs(target.parent_path().string());
@@ -274,7 +294,30 @@ int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
     if (dynamic_cast<const core::Error*>(&e)) throw;
     throw core::Error(o.output + ": cannot move the package into place: " + e.what());
   }
+}
 
+int Package(const PackageOptions& o, std::ostream& out, std::ostream& err) {
+  CheckOptions(o);
+  const compliance::Ruleset own = compliance::LoadRuleset(o.rules_dir, o.ruleset);
+  const compliance::Ruleset official = compliance::LoadRuleset(o.rules_dir, kOfficialRuleset);
+  std::map<std::string, std::string> log_names;  // trainbench name -> MLLOG name
+  for (const core::BenchmarkDef& d : core::LoadAllBenchmarks(o.benchmarks_dir)) {
+    log_names[d.name] = d.log_name;
+  }
+
+  int refused = 0;
+  const Results results = CollectResults(o, own, official, log_names, err, &refused);
+  if (refused > 0) {
+    err << "trainbench package: " << refused
+        << " log(s) fail the check; nothing was written (see `trainbench check` for the "
+           "report)\n";
+    return 2;
+  }
+
+  std::vector<std::string> warnings, notes;
+  const std::map<std::string, core::Json> systems = DescribeSystems(o, results, &warnings, &notes);
+  JudgeResults(o, results, &warnings, &notes);
+  WriteInPlace(o, results, systems);
   for (const std::string& n : notes) err << "note: " << n << "\n";
   for (const std::string& w : warnings) err << "warning: " << w << "\n";
   out << "wrote " << o.output << "/" << o.org << ":\n";
