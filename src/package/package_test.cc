@@ -266,6 +266,22 @@ TEST(SystemDescription, FactsThatDifferBetweenLogsAreUnknown) {
   EXPECT_EQ(AvailabilityOf("somewhere"), kUnknown);
 }
 
+TEST(SystemDescription, SocketsCoresAndMemoryWhereEveryLogRecordsThem) {
+  LogFacts a, b;
+  a.cpu_sockets = b.cpu_sockets = "2";
+  a.cpu_cores_per_socket = b.cpu_cores_per_socket = "16";
+  a.memory_bytes = b.memory_bytes = "25275142144";
+  std::vector<std::string> notes;
+  core::Json d = DescribeSystem({"acme", "s", {a, b}}, &notes);
+  EXPECT_EQ(d["host_processors_per_node"], "2");
+  EXPECT_EQ(d["host_processor_core_count"], "16");
+  EXPECT_EQ(d["host_memory_capacity"], "25.3 GB (Linux MemTotal)");
+  b.memory_bytes.clear();  // a log of an older trainbench
+  d = DescribeSystem({"acme", "s", {a, b}}, &notes);
+  EXPECT_EQ(d["host_memory_capacity"], kUnknown);
+  EXPECT_EQ(d["host_processors_per_node"], "2");
+}
+
 // The official result summarizer's minutes (recorded in testdata/official, with the command that
 // made them) equal trainbench's olympic means of the same runs.
 TEST(OfficialTools, SummarizerTimesEqualTrainbenchSummarize) {

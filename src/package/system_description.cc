@@ -1,5 +1,7 @@
 #include "package/system_description.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "core/atomic_file.h"
@@ -96,6 +98,9 @@ LogFacts ReadLogFacts(const core::ParsedLog& log) {
   f.cpu_model = Field(prov, "cpu_model");
   f.logical_cpus = Field(prov, "logical_cpus");
   f.os = Field(prov, "os");
+  f.cpu_sockets = Field(prov, "cpu_sockets");
+  f.cpu_cores_per_socket = Field(prov, "cpu_cores_per_socket");
+  f.memory_bytes = Field(prov, "memory_bytes");
   f.libtorch_version = Field(prov, "libtorch_version");
   f.git_revision = Field(prov, "git_revision");
   f.compiler = Field(prov, "compiler");
@@ -128,6 +133,22 @@ core::Json DescribeSystem(const DescriptionInput& in, std::vector<std::string>* 
       Common(in.logs, &LogFacts::cpu_model, "host_processor_model_name", notes);
   d["host_processor_vcpu_count"] =
       Common(in.logs, &LogFacts::logical_cpus, "host_processor_vcpu_count", notes);
+  // Sockets, cores and memory: recorded by trainbench since 2026-12-08 (older logs: unknown).
+  const auto recorded = [&](std::string LogFacts::*field, const char* name) {
+    bool all = true;
+    for (const LogFacts& f : in.logs) all = all && !(f.*field).empty();
+    return all ? Common(in.logs, field, name, notes) : kUnknown;
+  };
+  d["host_processors_per_node"] = recorded(&LogFacts::cpu_sockets, "host_processors_per_node");
+  d["host_processor_core_count"] =
+      recorded(&LogFacts::cpu_cores_per_socket, "host_processor_core_count");
+  const std::string mem = recorded(&LogFacts::memory_bytes, "host_memory_capacity");
+  if (mem != kUnknown) {
+    char gb[64];
+    std::snprintf(gb, sizeof(gb), "%.1f GB (Linux MemTotal)",
+                  std::strtod(mem.c_str(), nullptr) / 1e9);
+    d["host_memory_capacity"] = gb;
+  }
   if (Common(in.logs, &LogFacts::device, "accelerators_per_node", notes) == "cpu") {
     d["accelerators_per_node"] = "0";
     for (const char* k : {"accelerator_model_name", "accelerator_host_interconnect",

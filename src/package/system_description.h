@@ -30,6 +30,9 @@ struct LogFacts {
   std::string path;
   std::string division, status;  // submission_division, submission_status
   std::string cpu_model, logical_cpus, os, libtorch_version, git_revision, compiler, device;
+  // trainbench_provenance's cpu_sockets, cpu_cores_per_socket, memory_bytes ("" in logs of
+  // trainbench before 2026-12-08, which did not record them).
+  std::string cpu_sockets, cpu_cores_per_socket, memory_bytes;
   std::string world_size;  // trainbench_config_effective.world_size
 };
 LogFacts ReadLogFacts(const core::ParsedLog& log);
