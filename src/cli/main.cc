@@ -19,6 +19,7 @@
 #include "go/game.h"
 #include "metrics/score_command.h"
 #include "package/package.h"
+#include "rcp/rcp_command.h"
 #include "report/history_command.h"
 #include "report/history_import.h"
 #include "report/report_command.h"
@@ -187,6 +188,9 @@ Command AddCheck(CLI::App& app) {
     std::vector<std::string> paths;
     std::string ruleset = "trainbench-1.0";
     std::string rules_dir;
+    bool rcp = false;
+    compliance::RcpCheckOptions rcp_options;
+    std::string rcp_pass = "pruned";
   };
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("check", "Check the compliance of a log or a results folder");
@@ -196,11 +200,43 @@ Command AddCheck(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rules-dir", f->rules_dir,
                   "Where rule sets live (default: the installed rules/)");
+  cmd->add_flag("--rcp", f->rcp,
+                "Run the RCP convergence test (mlperf_logging's rcp_checker) on each results "
+                "folder instead of the rules");
+  cmd->add_option("--rcp-file", f->rcp_options.rcp_file,
+                  "RCP file (default: configs/rcp/<benchmark>_<scale>.json from the logs)");
+  cmd->add_option("--rcp-version", f->rcp_options.ruleset, "Official RCP ruleset version")
+      ->capture_default_str();
+  cmd->add_option("--rcp-pass", f->rcp_pass, "Judge against the pruned or the full RCP set")
+      ->check(CLI::IsMember({"pruned", "full"}))
+      ->capture_default_str();
+  cmd->add_flag("--bert-train-samples", f->rcp_options.bert_train_samples,
+                "bert: samples to converge from train_samples (official --bert_train_samples)");
   return {cmd, [f] {
+            if (f->rcp) {
+              f->rcp_options.pruned = f->rcp_pass == "pruned";
+              return compliance::RunCheckRcpCommand(f->paths, f->rcp_options, std::cout);
+            }
             return compliance::RunCheckCommand(
                 f->paths, f->ruleset, f->rules_dir.empty() ? core::RulesDir() : f->rules_dir,
                 std::cout);
           }};
+}
+
+Command AddRcp(CLI::App& app) {
+  auto o = std::make_shared<rcp::BuildOptions>();
+  auto* rcp_cmd = app.add_subcommand(
+      "rcp", "Reference convergence points (RCP): build them from reference runs");
+  rcp_cmd->require_subcommand(1);
+  auto* cmd = rcp_cmd->add_subcommand(
+      "build", "Build an RCP file (official rcps_*.json layout) from reference result logs");
+  cmd->add_option("results", o->paths, "Results folders or logs of reference runs")->required();
+  cmd->add_option("-o,--output", o->output, "Write the RCP file here (default: print it)");
+  cmd->add_option("--rcp-version", o->ruleset, "Official RCP ruleset version")
+      ->capture_default_str();
+  cmd->add_flag("--bert-train-samples", o->bert_train_samples,
+                "bert: samples to converge from train_samples");
+  return {rcp_cmd, [o] { return rcp::RunRcpBuildCommand(*o, std::cout, std::cerr); }};
 }
 
 Command AddSummarize(CLI::App& app) {
@@ -372,7 +408,8 @@ int Main(int argc, char** argv) {
   // In this order in the help.
   std::vector<Command> commands = {
       AddList(app),    AddPrepare(app), AddRun(app, argv), AddCheck(app),   AddSummarize(app),
-      AddCompare(app), AddReport(app),  AddHistory(app),   AddPackage(app), AddGtp(app, argv)};
+      AddCompare(app), AddReport(app),  AddHistory(app),   AddPackage(app), AddRcp(app),
+      AddGtp(app, argv)};
   auto* score =
       app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score->require_subcommand(1);

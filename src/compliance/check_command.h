@@ -34,6 +34,22 @@ int RunCheckCommand(const std::vector<std::string>& paths,
                     const std::string& ruleset = kDefaultRuleset,
                     const std::string& rules_dir = core::RulesDir(), std::ostream& out = std::cout);
 
+// `trainbench check --rcp`: the RCP test (src/rcp, as mlperf_logging's rcp_checker runs it) of
+// each results folder holding result_*.txt files below `paths`: each such folder is one
+// submission set. Writes per set a line naming its logs, batch size and epochs to converge and
+// the RCP file, then "<folder>: RCP PASSED|FAILED|MISSING: <the official message> (...)", and
+// last "overall: ..." Returns kExitPass when every set passed, kExitFail when one failed or had
+// no RCP (MISSING), kExitBadInput (one "trainbench check: error:" line) for a missing path, a
+// folder without logs, an unknown ruleset, a malformed RCP file or log.
+struct RcpCheckOptions {
+  std::string rcp_file;           // empty: configs/rcp/<benchmark>_<scale>.json per set
+  std::string ruleset = "6.0.0";  // the official RCP ruleset (1.0.0 .. 6.1.0)
+  bool pruned = true;             // false: judge against all RCPs (official full_rcps)
+  bool bert_train_samples = false;
+};
+int RunCheckRcpCommand(const std::vector<std::string>& paths, const RcpCheckOptions& o,
+                       std::ostream& out = std::cout);
+
 // Every result log below `dir`, sorted: files named result_*.txt, at any depth (the layouts
 // DIR/<system>/<benchmark>/result_<i>.txt and <org>/results/<system>/<benchmark>/result_<i>.txt
 // both fit). Files being written (".part", ".tmp.*") are skipped. Entries so named that are not
