@@ -406,10 +406,10 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "trainbench 0.1.0");
   // In this order in the help.
-  std::vector<Command> commands = {
-      AddList(app),    AddPrepare(app), AddRun(app, argv), AddCheck(app),   AddSummarize(app),
-      AddCompare(app), AddReport(app),  AddHistory(app),   AddPackage(app), AddRcp(app),
-      AddGtp(app, argv)};
+  std::vector<Command> commands = {AddList(app),   AddPrepare(app),   AddRun(app, argv),
+                                   AddCheck(app),  AddSummarize(app), AddCompare(app),
+                                   AddReport(app), AddHistory(app),   AddPackage(app),
+                                   AddRcp(app),    AddGtp(app, argv)};
   auto* score =
       app.add_subcommand("score", "Score your own outputs with a benchmark's quality metric");
   score->require_subcommand(1);

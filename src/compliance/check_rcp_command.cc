@@ -90,8 +90,8 @@ int RunCheckRcpCommand(const std::vector<std::string>& paths, const RcpCheckOpti
     out << dir << ": RCP " << rcp::OutcomeName(v.outcome) << ": " << v.message;
     if (v.rcp) {
       const rcp::RcpRecord& rec = *v.rcp;
-      out << " (olympic mean " << Fmt(v.submission_mean) << (v.passed ? " >= " : " < ")
-          << "min " << Fmt(rec.mean / rec.max_speedup) << " epochs; "
+      out << " (olympic mean " << Fmt(v.submission_mean) << (v.passed ? " >= " : " < ") << "min "
+          << Fmt(rec.mean / rec.max_speedup) << " epochs; "
           << (rec.interpolated ? "interpolated RCP at BS " + r.bs_text : "RCP " + rec.name)
           << ": mean " << Fmt(rec.mean) << ", stdev " << Fmt(rec.stdev) << ", max speedup "
           << Fmt(rec.max_speedup) << ")";

@@ -61,8 +61,8 @@ class CheckRcpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     tmp_ = fs::temp_directory_path() /
-           ("rcp_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("rcp_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(tmp_);
   }
   void TearDown() override { fs::remove_all(tmp_); }

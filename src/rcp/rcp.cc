@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <utility>
 #include <limits>
+#include <utility>
 
 #include "core/json.h"
 
@@ -165,14 +165,25 @@ bool IsVersionAtLeast(const std::string& version, const std::string& min) {
 }
 
 std::optional<int> OfficialSubmissionRuns(const std::string& log_name) {
-  static const std::pair<const char*, int> kRuns[] = {
-      {"bert", 10},           {"dlrm_dcnv2", 10},      {"gpt3", 3},
-      {"maskrcnn", 5},        {"resnet", 5},           {"ssd", 5},
-      {"retinanet", 5},       {"unet3d", 40},          {"rnnt", 10},
-      {"stable_diffusion", 10}, {"gnn", 10},           {"rgat", 10},
-      {"llama2_70b_lora", 10}, {"flux1", 10},          {"llama31_405b", 3},
-      {"llama31_8b", 10},     {"gpt_oss_20b", 10},     {"deepseekv3_671b", 3},
-      {"qwen35_397b_grpo", 3}};
+  static const std::pair<const char*, int> kRuns[] = {{"bert", 10},
+                                                      {"dlrm_dcnv2", 10},
+                                                      {"gpt3", 3},
+                                                      {"maskrcnn", 5},
+                                                      {"resnet", 5},
+                                                      {"ssd", 5},
+                                                      {"retinanet", 5},
+                                                      {"unet3d", 40},
+                                                      {"rnnt", 10},
+                                                      {"stable_diffusion", 10},
+                                                      {"gnn", 10},
+                                                      {"rgat", 10},
+                                                      {"llama2_70b_lora", 10},
+                                                      {"flux1", 10},
+                                                      {"llama31_405b", 3},
+                                                      {"llama31_8b", 10},
+                                                      {"gpt_oss_20b", 10},
+                                                      {"deepseekv3_671b", 3},
+                                                      {"qwen35_397b_grpo", 3}};
   for (const auto& [name, runs] : kRuns) {
     if (log_name == name) return runs;
   }
@@ -190,8 +201,7 @@ double OlympicMean(std::vector<double> v, const std::string& benchmark) {
   return NumpyMean(std::vector<double>(v.begin() + r, v.begin() + (n - r)));
 }
 
-double MinAcceptableMean(double mean, double stdev, double num_samples_ref,
-                         const RcpOptions& o) {
+double MinAcceptableMean(double mean, double stdev, double num_samples_ref, const RcpOptions& o) {
   if (stdev == 0) return mean;
   const double num_samples_subm = o.submission_runs - 2;
   double mean_max = mean;
@@ -222,8 +232,7 @@ void ComputeStats(RcpRecord& r, const RcpOptions& o) {
   r.max_speedup = r.mean / r.min_epochs;
 }
 
-RcpRecord Interpolate(double bs, const RcpRecord& low, const RcpRecord& high,
-                      const RcpOptions& o) {
+RcpRecord Interpolate(double bs, const RcpRecord& low, const RcpRecord& high, const RcpOptions& o) {
   RcpRecord r;
   r.benchmark = low.benchmark;
   r.bs = bs;

@@ -61,9 +61,9 @@ std::optional<int> OfficialSubmissionRuns(const std::string& log_name);
 
 // One RCP record as stored, plus the statistics the checker derives from it.
 struct RcpRecord {
-  std::string name;       // the record's key in the JSON file, e.g. "resnet_ref_128"
-  std::string benchmark;  // MLPerf log name
-  double bs = 0;          // global batch size
+  std::string name;            // the record's key in the JSON file, e.g. "resnet_ref_128"
+  std::string benchmark;       // MLPerf log name
+  double bs = 0;               // global batch size
   std::vector<double> epochs;  // epochs (or samples) to converge of each reference run
   double mean = 0;             // olympic mean
   double stdev = 0;            // population stdev of all runs
@@ -75,8 +75,7 @@ struct RcpRecord {
 // The smallest acceptable submission mean (rcp_checker's _find_min_acceptable_mean): `mean`
 // itself when stdev == 0, else the bisection described above, with `num_samples_ref` runs on
 // the reference side and submission_runs - 2 on the submission side.
-double MinAcceptableMean(double mean, double stdev, double num_samples_ref,
-                         const RcpOptions& o);
+double MinAcceptableMean(double mean, double stdev, double num_samples_ref, const RcpOptions& o);
 
 // Fills mean, stdev, min_epochs, max_speedup of a stored record (sorts its epochs).
 void ComputeStats(RcpRecord& r, const RcpOptions& o);
@@ -84,8 +83,7 @@ void ComputeStats(RcpRecord& r, const RcpOptions& o);
 // The record interpolated at batch size bs between low and high (rcp_checker's
 // _create_interp_rcp): mean and stdev interpolated linearly, the bound computed with
 // 2 * submission_runs reference runs, as the official checker does.
-RcpRecord Interpolate(double bs, const RcpRecord& low, const RcpRecord& high,
-                      const RcpOptions& o);
+RcpRecord Interpolate(double bs, const RcpRecord& low, const RcpRecord& high, const RcpOptions& o);
 
 // A benchmark's RCP records with their statistics, sorted by batch size (stable), and the
 // pruned subset the official checker uses by default: records below the batch size of the
@@ -110,9 +108,9 @@ struct Verdict {
   // trainbench adds "Batch sizes in files do not match" and "Benchmark names in files do not
   // match" (where the official checker stops with an exception).
   std::string message;
-  double norm_factor = 1.0;  // RCP mean / submission mean when faster but within the bound
-  std::optional<RcpRecord> rcp;     // the record judged against, when there was one
-  double submission_mean = 0;       // olympic mean of the submission (valid when rcp is set)
+  double norm_factor = 1.0;      // RCP mean / submission mean when faster but within the bound
+  std::optional<RcpRecord> rcp;  // the record judged against, when there was one
+  double submission_mean = 0;    // olympic mean of the submission (valid when rcp is set)
 };
 
 // Judges a submission: its batch size (as Python's str prints it, for the message) and the

@@ -79,8 +79,8 @@ SetResult CheckSet(const std::vector<std::string>& logs, const SetOptions& o) {
   std::vector<RcpRecord> records = LoadRcpFile(res.rcp_file);
   for (const auto& r : records) {
     if (r.benchmark != res.benchmark) {
-      res.warnings.push_back("RCP record " + r.name + " is for " + r.benchmark +
-                             ", the logs for " + res.benchmark);
+      res.warnings.push_back("RCP record " + r.name + " is for " + r.benchmark + ", the logs for " +
+                             res.benchmark);
     }
   }
   RcpOptions opt;

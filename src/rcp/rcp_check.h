@@ -22,11 +22,11 @@ struct SetOptions {
 };
 
 struct SetResult {
-  std::vector<LogConvergence> logs;  // in the order given
-  std::string benchmark;             // the logs' submission_benchmark ("" when unknown)
-  std::string bs_text;               // the batch size as Python prints it ("-1" when unknown)
-  std::string rcp_file;              // the RCP file used ("" when none was found)
-  int submission_runs = 0;           // what the t-test assumed
+  std::vector<LogConvergence> logs;   // in the order given
+  std::string benchmark;              // the logs' submission_benchmark ("" when unknown)
+  std::string bs_text;                // the batch size as Python prints it ("-1" when unknown)
+  std::string rcp_file;               // the RCP file used ("" when none was found)
+  int submission_runs = 0;            // what the t-test assumed
   std::vector<std::string> warnings;  // e.g. RCP records of another benchmark
   Verdict verdict;
 };

@@ -44,12 +44,12 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-const core::Json& Field(const core::Json& j, const char* key, const std::string& path,
-                        int line_no, const char* what) {
+const core::Json& Field(const core::Json& j, const char* key, const std::string& path, int line_no,
+                        const char* what) {
   if (!j.is_object() || !j.contains(key)) {
-    throw core::FileError(path, line_no,
-                          std::string(what) + " has no \"" + key +
-                              "\" (the official RCP checker stops here)");
+    throw core::FileError(
+        path, line_no,
+        std::string(what) + " has no \"" + key + "\" (the official RCP checker stops here)");
   }
   return j.at(key);
 }
@@ -138,8 +138,8 @@ LogConvergence ReadConvergence(const std::string& text, const std::string& path,
     if (bm == "stable_diffusion" && eval_line) {
       const core::Json& md = Field(parse(), "metadata", path, line_no, "the eval line");
       const char* unit = o.ruleset == "3.1.0" ? "step_num" : "samples_count";
-      const double step = Number(Field(md, unit, path, line_no, "the eval line's metadata"), path,
-                                 line_no, unit);
+      const double step =
+          Number(Field(md, unit, path, line_no, "the eval line's metadata"), path, line_no, unit);
       const core::Json& metric = Field(md, "metric", path, line_no, "the eval line's metadata");
       sd_evals[step][metric.is_string() ? metric.get<std::string>() : metric.dump()] =
           Number(Field(j, "value", path, line_no, "the eval line"), path, line_no, "value");
@@ -152,9 +152,8 @@ LogConvergence ReadConvergence(const std::string& text, const std::string& path,
       conv_epoch = Round3(Number(Field(md, "epoch_num", path, line_no, "the eval line's metadata"),
                                  path, line_no, "epoch_num"));
     } else if (use_train_samples && Contains(str, "train_samples")) {
-      conv_epoch =
-          Number(Field(parse(), "value", path, line_no, "the train_samples line"), path, line_no,
-                 "train_samples");
+      conv_epoch = Number(Field(parse(), "value", path, line_no, "the train_samples line"), path,
+                          line_no, "train_samples");
     }
 
     if (Contains(str, "run_stop")) {
@@ -176,7 +175,8 @@ LogConvergence ReadConvergence(const std::string& text, const std::string& path,
               if (fid->second <= 90.0 && clip->second >= 0.15 && !first) first = step;
             }
             if (!first) {
-              throw core::FileError(path, line_no, "no eval step passes FID <= 90 and CLIP >= 0.15");
+              throw core::FileError(path, line_no,
+                                    "no eval step passes FID <= 90 and CLIP >= 0.15");
             }
             conv_epoch = first;
           }

@@ -22,8 +22,8 @@ namespace trainbench::rcp {
 struct LogConvergence {
   std::string path;
   bool converged = false;
-  double epochs = 0;            // epochs (or samples) to converge; 1e9 when not converged
-  core::Json bs = -1;           // the logged global_batch_size value; -1 when absent
+  double epochs = 0;                     // epochs (or samples) to converge; 1e9 when not converged
+  core::Json bs = -1;                    // the logged global_batch_size value; -1 when absent
   std::optional<std::string> benchmark;  // submission_benchmark, when logged
   // trainbench's additions, from the parsed keys (not used by the test itself):
   std::string trainbench_benchmark;  // trainbench_benchmark, e.g. "image_classification"

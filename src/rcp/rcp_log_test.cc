@@ -1,9 +1,10 @@
 // Reading epochs to converge from logs as the official rcp_checker reads them.
+#include "rcp/rcp_log.h"
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "rcp/rcp.h"
-#include "rcp/rcp_log.h"
 
 namespace trainbench::rcp {
 namespace {

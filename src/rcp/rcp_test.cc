@@ -44,7 +44,7 @@ TEST(RcpStatsTest, NumpySumIsPairwise) {
 }
 
 TEST(RcpStatsTest, StudentTCdf) {
-  EXPECT_NEAR(StudentTCdf(1, -1), 0.25, 1e-15);                    // Cauchy
+  EXPECT_NEAR(StudentTCdf(1, -1), 0.25, 1e-15);  // Cauchy
   EXPECT_NEAR(StudentTCdf(2, -1), 0.5 - 1 / (2 * std::sqrt(3.0)), 1e-15);
   EXPECT_NEAR(StudentTCdf(4, -2.131847), 0.049999987986196814, 1e-13);  // t(0.95, 4)
   EXPECT_NEAR(StudentTCdf(7.5, -0.3), 0.38616132928438907, 1e-13);
@@ -105,9 +105,8 @@ TEST(RcpStatsTest, PruningKeepsTheLowerConvergence) {
 }
 
 RcpSet TwoPoints(const RcpOptions& o) {
-  return MakeRcpSet({Record("resnet_ref_64", 64, {4, 4, 4}), Record("resnet_ref_256", 256,
-                                                                    {8, 8, 8})},
-                    o);
+  return MakeRcpSet(
+      {Record("resnet_ref_64", 64, {4, 4, 4}), Record("resnet_ref_256", 256, {8, 8, 8})}, o);
 }
 
 TEST(RcpEvaluateTest, RcpFoundPassAndFail) {

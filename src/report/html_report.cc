@@ -277,6 +277,20 @@ std::string ScoreTable(const std::vector<BenchmarkGroup>& groups) {
     }
   }
   if (!notes.empty()) s += "<h3>Notes</h3><ul class=\"notes\">\n" + notes + "</ul>\n";
+  // The RCP test of the closed results (summary::AttachRcpOutcomes; docs/rcp.md).
+  std::string rcp;
+  for (const auto& g : groups) {
+    for (const BenchmarkSummary* r : g.systems) {
+      if (r->rcp_detail.empty()) continue;
+      rcp += "<li>" + E(r->benchmark + " " + r->scale + " on " + OrDash(r->system)) + ": " +
+             (r->rcp_outcome.empty() ? "" : "<strong>RCP " + E(r->rcp_outcome) + "</strong>: ") +
+             E(r->rcp_detail) + "</li>\n";
+    }
+  }
+  if (!rcp.empty()) {
+    s += "<h3>RCP test (the official rcp_checker's, closed division)</h3><ul class=\"notes\">\n" +
+         rcp + "</ul>\n";
+  }
   return s;
 }
 

@@ -85,6 +85,7 @@ LoadedResults LoadResults(const std::vector<std::string>& dirs,
   runs.reserve(out.runs.size());
   for (const auto& r : out.runs) runs.push_back(r.result);
   out.summary.results = summary::Summarize(runs, defs);
+  summary::AttachRcpOutcomes(&out.summary.results);
   return out;
 }
 

@@ -91,6 +91,18 @@ void ConsoleReporter::Report(const ReportContext& context, const SummaryReport& 
     out_ << "(times in minutes; cv = sample stddev / mean of the converged runs used; "
             "score = reference time / olympic mean)\n";
 
+    bool any_rcp = false;
+    for (const auto& s : report.results) any_rcp = any_rcp || !s.rcp_detail.empty();
+    if (any_rcp) {
+      out_ << "\nRCP test of the closed results (as mlperf_logging's rcp_checker; docs/rcp.md):\n";
+      for (const auto& s : report.results) {
+        if (s.rcp_detail.empty()) continue;
+        out_ << "  " << Label(s) << ": "
+             << (s.rcp_outcome.empty() ? "" : "RCP " + s.rcp_outcome + ": ") << s.rcp_detail
+             << "\n";
+      }
+    }
+
     bool any_notes = false;
     for (const auto& s : report.results) any_notes = any_notes || !s.notes.empty();
     if (any_notes) {
@@ -155,6 +167,9 @@ core::Json SummaryToJson(const ReportContext& context, const SummaryReport& repo
     window["windows"] = s.windows;
     r["window"] = window;
     r["notes"] = s.notes;
+    r["rcp"] = s.rcp_detail.empty() ? core::Json(nullptr)
+                                    : core::Json{{"outcome", OptionalString(s.rcp_outcome)},
+                                                 {"detail", s.rcp_detail}};
     core::Json runs = core::Json::array();
     for (size_t i = 0; i < s.runs.size(); ++i) {
       const RunResult& run = s.runs[i];

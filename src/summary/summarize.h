@@ -43,6 +43,10 @@ struct BenchmarkSummary {
   std::optional<double> mean_epochs;  // over the converged runs used that logged epochs
   std::optional<double> score;        // rule.reference_minutes / olympic mean
   std::vector<std::string> notes;     // how the result was taken, what is unknown
+  // The RCP test of the result's runs (closed division, trainbench logs; AttachRcpOutcomes):
+  // "PASSED", "FAILED", "MISSING", or "" when not judged; `rcp_detail` the official message
+  // and the numbers, or why it could not be judged.
+  std::string rcp_outcome, rcp_detail;
 
   // "ok", "incomplete (k of N runs)", "runs required unknown", or "no result: <reason>".
   std::string Status() const;
@@ -52,6 +56,11 @@ struct BenchmarkSummary {
 // get no N and no score). Results are sorted by benchmark, scale, system, division.
 std::vector<BenchmarkSummary> Summarize(const std::vector<RunResult>& runs,
                                         const std::vector<core::BenchmarkDef>& defs);
+
+// Runs the RCP test (rcp::CheckSet, as `trainbench check --rcp` does) on each closed result of
+// trainbench logs and sets rcp_outcome / rcp_detail; an error (an unreadable log, a malformed
+// RCP file) goes to rcp_detail with no outcome.
+void AttachRcpOutcomes(std::vector<BenchmarkSummary>* results);
 
 // Everything a reporter prints.
 struct SummaryReport {

@@ -29,6 +29,7 @@ SummaryReport BuildReport(const std::vector<std::string>& dirs,
     report.warnings.insert(report.warnings.end(), scan.warnings.begin(), scan.warnings.end());
   }
   report.results = Summarize(runs, defs);
+  AttachRcpOutcomes(&report.results);
   return report;
 }
 

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
+#include <string>
 
+#include "core/json.h"
 #include "summary/test_logs.h"
 
 namespace trainbench::summary {
@@ -90,6 +93,33 @@ TEST(RunSummarizeCommand, EmptyFolderSaysSo) {
   EXPECT_EQ(RunSummarizeCommand({dir}, "table", Defs(), "test", out, err), 0);
   EXPECT_EQ(err.str(), "trainbench summarize: no result files (result_<i>.txt) found\n");
   EXPECT_NE(out.str().find("0 results from 0 runs, 0 files skipped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainbench::summary
+
+namespace trainbench::summary {
+namespace {
+
+// The RCP test of each closed result, against configs/rcp (the committed calibration runs: the
+// reference ResNet set converges as the RCP says; the optimized Transformer's base_lr makes it
+// converge in fewer epochs than the RCP allows, as the official rcp_checker judges it too).
+TEST(RunSummarizeCommand, RcpOutcomePerClosedResult) {
+  const std::string docs = std::string(TRAINBENCH_TEST_SRCDIR) + "/docs/calibration/results/";
+  std::ostringstream out, err;
+  ASSERT_EQ(RunSummarizeCommand({docs + "image_classification_epyc2_reference",
+                                 docs + "translation_epyc2_optimized"},
+                                "json", out, err),
+            0)
+      << err.str();
+  const core::Json doc = core::ParseJson(out.str());
+  std::map<std::string, core::Json> rcp;
+  for (const auto& r : doc["results"]) rcp[r["benchmark"].get<std::string>()] = r["rcp"];
+  EXPECT_EQ(rcp["image_classification"]["outcome"], "PASSED");
+  EXPECT_EQ(rcp["image_classification"]["detail"],
+            "RCP found (olympic mean 5.667 >= min 4.274 epochs)");
+  EXPECT_EQ(rcp["translation"]["outcome"], "FAILED");
+  EXPECT_EQ(rcp["translation"]["detail"], "RCP found (olympic mean 4 < min 5.059 epochs)");
 }
 
 }  // namespace
