@@ -23,6 +23,13 @@ void AttachRcpOutcomes(std::vector<BenchmarkSummary>* results) {
   for (BenchmarkSummary& s : *results) {
     // RCPs judge the closed division's recipe; trainbench's are per benchmark and scale.
     if (s.division != "closed" || s.scale.empty() || s.runs.empty()) continue;
+    // The test's olympic mean drops the fastest and the slowest run: with fewer than 3 runs the
+    // official arithmetic gives NaN and a failure, which says nothing yet.
+    if (s.runs.size() < 3) {
+      s.rcp_detail = "not judged yet: " + std::to_string(s.runs.size()) +
+                     " run(s); the test's olympic mean needs at least 3";
+      continue;
+    }
     std::vector<std::string> logs;
     for (const RunResult& r : s.runs) logs.push_back(r.path);
     try {

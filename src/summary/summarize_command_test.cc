@@ -120,6 +120,13 @@ TEST(RunSummarizeCommand, RcpOutcomePerClosedResult) {
             "RCP found (olympic mean 5.667 >= min 4.274 epochs)");
   EXPECT_EQ(rcp["translation"]["outcome"], "FAILED");
   EXPECT_EQ(rcp["translation"]["detail"], "RCP found (olympic mean 4 < min 5.059 epochs)");
+  // Fewer than 3 runs: no olympic mean yet, so no outcome (the official arithmetic gives NaN).
+  std::ostringstream out2, err2;
+  ASSERT_EQ(RunSummarizeCommand({docs + "rnn_translation_probe"}, "json", out2, err2), 0)
+      << err2.str();
+  const core::Json probe = core::ParseJson(out2.str())["results"][0]["rcp"];
+  EXPECT_EQ(probe["outcome"], nullptr);
+  EXPECT_EQ(probe["detail"], "not judged yet: 1 run(s); the test's olympic mean needs at least 3");
 }
 
 }  // namespace
